@@ -1,0 +1,1 @@
+"""ragcode.chunking"""

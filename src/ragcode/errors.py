@@ -1,0 +1,41 @@
+"""One error hierarchy. Messages say what was wrong, where, and what to do about it."""
+
+from __future__ import annotations
+
+
+class RagcodeError(Exception):
+    """Base of every error ragcode raises on purpose. The CLI prints it and exits 2."""
+
+    exit_code = 2
+
+
+class ConfigError(RagcodeError):
+    """A config file or override is invalid."""
+
+
+class UnknownNameError(RagcodeError):
+    """A registry name (chunker, retriever, llm, ...) is not known."""
+
+
+class RepoNotFoundError(RagcodeError):
+    """The repository path does not exist or is not a directory."""
+
+
+class IndexStateError(RagcodeError):
+    """An index is missing, corrupt, or was built with incompatible settings."""
+
+
+class ModelUnavailableError(RagcodeError):
+    """A model cannot be loaded (unknown, missing files, or would need a download offline)."""
+
+
+class TaskFormatError(RagcodeError):
+    """A benchmark task record is malformed."""
+
+
+class ExecutionError(RagcodeError):
+    """The sandbox could not run an answer (infrastructure failure, not a model failure)."""
+
+
+class RunConfigMismatchError(RagcodeError):
+    """A run directory was started with a different config."""
