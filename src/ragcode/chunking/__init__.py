@@ -1,1 +1,13 @@
-"""ragcode.chunking"""
+"""Chunking: repository files -> ``Chunk``s.
+
+Public interface (other stages use only these):
+
+- ``walk_repo(root, cfg: WalkConfig) -> WalkResult``: ``.files`` (list of ``SourceFile``),
+  ``.skipped`` (``collections.Counter`` reason -> count), ``.file_kind(path) -> str``.
+- ``chunk_file(file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]``: pure, per file; the
+  chunker is chosen by the file's kind through ``ragcode.chunking.registry``.
+- ``link_cli(chunks: list[Chunk]) -> list[Chunk]``: cross-file pass that links README commands
+  (``python train.py --lr ...``) and the CLI table chunk of the script they call, in the
+  ``metadata["cli_links"]`` of both. Cheap; re-run over all chunks after any file changes.
+- ``chunk_repo(root, cfg: ChunkingConfig) -> ChunkedRepo``: walk + chunk_file + link_cli.
+"""

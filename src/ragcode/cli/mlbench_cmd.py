@@ -1,4 +1,4 @@
-"""`ragcode mlbench` command(s). Filled in by the mlbench stage."""
+"""`ragcode mlbench ...`: the retrieve command (retrieval stage) and prepare/run/score (bench)."""
 
 from __future__ import annotations
 
@@ -6,4 +6,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's command(s) to `app`."""
+    from ragcode.cli import mlbench_retrieve_cmd, mlbench_run_cmd
+
+    mlbench_retrieve_cmd.register(app)
+    mlbench_run_cmd.register(app)

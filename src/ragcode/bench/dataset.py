@@ -1,0 +1,151 @@
+"""Load ML-Bench tasks from a local JSONL / parquet file or the Hugging Face hub.
+
+Each record is validated; ``arguments`` (a Python-dict string) is parsed with
+``ast.literal_eval``. A malformed record is reported with its id and skipped, never fatal.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ragcode.errors import RagcodeError, TaskFormatError
+from ragcode.types import Task
+
+log = logging.getLogger(__name__)
+
+HF_DATASET_ID = "super-dainiu/ml-bench"
+REQUIRED_FIELDS = ("github_id", "id", "instruction")
+
+
+@dataclass
+class LoadedTasks:
+    tasks: list[Task]
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (record id or line, reason)
+
+    def __iter__(self):
+        return iter(self.tasks)
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+
+def parse_arguments(raw: Any) -> dict[str, Any]:
+    """ML-Bench stores ``arguments`` as a Python-dict string; parse it without ``eval``."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, dict):
+        return dict(raw)
+    if not isinstance(raw, str):
+        raise TaskFormatError(f"arguments must be a dict string, got {type(raw).__name__}")
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError) as exc:
+        raise TaskFormatError(f"arguments is not a Python dict literal: {exc}") from None
+    if not isinstance(value, dict):
+        raise TaskFormatError(f"arguments must be a dict, got {type(value).__name__}")
+    return value
+
+
+def task_from_record(rec: dict[str, Any]) -> Task:
+    if not isinstance(rec, dict):
+        raise TaskFormatError("record is not a JSON object")
+    missing = [f for f in REQUIRED_FIELDS if rec.get(f) in (None, "")]
+    if missing:
+        raise TaskFormatError(f"missing field(s): {', '.join(missing)}")
+    try:
+        github_id = int(rec["github_id"])
+    except (TypeError, ValueError):
+        raise TaskFormatError(f"github_id {rec['github_id']!r} is not an integer") from None
+    if not isinstance(rec["instruction"], str):
+        raise TaskFormatError("instruction is not a string")
+    task_type = rec.get("type") or ""
+    if task_type and task_type not in ("Bash Script", "Python Code"):
+        raise TaskFormatError(f"type {task_type!r} is neither 'Bash Script' nor 'Python Code'")
+    repo_id = rec.get("repo_id")
+    return Task(
+        id=rec["id"],
+        github_id=github_id,
+        instruction=rec["instruction"],
+        github=rec.get("github") or "",
+        repo_id=int(repo_id) if repo_id not in (None, "") else None,
+        path=rec.get("path") or "",
+        arguments=parse_arguments(rec.get("arguments")),
+        oracle=rec.get("oracle") or "",
+        type=task_type,
+        output=rec.get("output") or "",
+        prefix_code=rec.get("prefix_code") or "",
+    )
+
+
+def tasks_from_records(records: Iterable[tuple[str, Any]]) -> LoadedTasks:
+    out = LoadedTasks(tasks=[])
+    for where, rec in records:
+        try:
+            out.tasks.append(task_from_record(rec))
+        except TaskFormatError as exc:
+            rid = rec.get("id", where) if isinstance(rec, dict) else where
+            out.skipped.append((str(rid), str(exc)))
+            log.warning("skipping malformed task %s: %s", rid, exc)
+    return out
+
+
+def _jsonl_records(path: Path) -> Iterable[tuple[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                yield f"line {lineno}", json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield f"line {lineno}", f"invalid JSON: {exc}"
+
+
+def _parquet_records(path: Path) -> Iterable[tuple[str, Any]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise RagcodeError("reading parquet needs pyarrow: pip install 'ragcode[hf]'") from None
+    for i, rec in enumerate(pq.read_table(path).to_pylist()):
+        yield f"row {i}", rec
+
+
+def _hf_records(dataset_id: str, split: str) -> Iterable[tuple[str, Any]]:
+    try:
+        import datasets
+    except ImportError:
+        raise RagcodeError(
+            f"loading {dataset_id!r} from the Hugging Face hub needs 'datasets' (pip install "
+            "'ragcode[hf]') and a network; offline, pass a local JSONL or parquet file instead"
+        ) from None
+    try:
+        ds = datasets.load_dataset(dataset_id, split=split)
+    except Exception as exc:  # noqa: BLE001 - the hub raises many kinds
+        raise RagcodeError(
+            f"cannot load {dataset_id!r} split {split!r} from the hub ({exc.__class__.__name__}: "
+            f"{exc}); offline, pass a local JSONL or parquet file with the same fields"
+        ) from None
+    for i, rec in enumerate(ds):
+        yield f"row {i}", rec
+
+
+def load_tasks(source: str | Path, split: str = "full") -> LoadedTasks:
+    """Tasks from a ``.jsonl``/``.json`` or ``.parquet`` file, or a hub id like ``super-dainiu/ml-bench``."""
+    path = Path(source)
+    if path.exists():
+        if path.is_dir():
+            raise TaskFormatError(f"{path} is a directory; pass a .jsonl or .parquet file")
+        if path.suffix == ".parquet":
+            records = _parquet_records(path)
+        else:
+            records = _jsonl_records(path)
+        loaded = tasks_from_records(records)
+    elif "/" in str(source) and not str(source).endswith((".jsonl", ".json", ".parquet")):
+        loaded = tasks_from_records(_hf_records(str(source), split))
+    else:
+        raise TaskFormatError(f"task file not found: {source}")
+    return loaded

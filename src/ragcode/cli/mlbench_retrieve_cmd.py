@@ -1,0 +1,9 @@
+"""`ragcode mlbench retrieve` command(s)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's command(s) to `app`."""
