@@ -9,8 +9,9 @@
 Select them per file kind in config, e.g. ``chunking.chunkers.markdown: llamaindex-markdown``
 and ``chunking.chunkers.python: llamaindex-code``. Nodes come back as ``Chunk``s whose line
 ranges are computed from the nodes' character offsets. Both chunkers keep LlamaIndex's
-behaviour: the only ragcode addition is ``header`` = the file path (what LlamaIndex embeds by
-default as ``file_path`` metadata), so the comparison isolates where chunks are cut.
+behaviour; the embedding ``header`` is what LlamaIndex itself embeds by default as node metadata
+(``file_path``, plus ``header_path`` for markdown), written in ragcode's header format
+(``path :: heading path``), so the comparison isolates where chunks are cut.
 This module imports llama_index; the registry imports it only when one of these names is used.
 """
 
@@ -46,7 +47,7 @@ _local = threading.local()  # tree-sitter parsers are not thread-safe: one per t
 
 
 def _nodes_to_chunks(file: SourceFile, nodes: list[Any], kind: str, language: str,
-                     symbols: list[str] | None = None) -> list[Chunk]:
+                     symbols: list[str] | None = None, header: bool = True) -> list[Chunk]:
     lines = LineIndex(file.text)
     chunks: list[Chunk] = []
     cursor = 0
@@ -65,9 +66,11 @@ def _nodes_to_chunks(file: SourceFile, nodes: list[Any], kind: str, language: st
         end = start + len(text)
         cursor = start + 1
         first, last = lines.lines_of_span(start, end)
+        symbol = symbols[i] if symbols else ""
+        head = (f"{file.path} :: {symbol}" if symbol else file.path) if header else ""
         chunks.append(Chunk(
             path=file.path, kind=kind, text=text, start_line=first, end_line=last,
-            symbol=symbols[i] if symbols else "", header=file.path, language=language,
+            symbol=symbol, header=head, language=language,
             metadata={"chunker": f"llamaindex-{kind}"},
         ))
     return chunks
@@ -93,11 +96,13 @@ class LlamaIndexMarkdownChunker:
         self._parser = MarkdownNodeParser(include_metadata=True, include_prev_next_rel=False)
 
     def chunk(self, file: SourceFile, cfg: ChunkingConfig | None = None) -> list[Chunk]:
+        cfg = cfg or ChunkingConfig()
         if not file.text.strip():
             return []
         nodes = self._parser.get_nodes_from_documents([Document(text=file.text)])
         return _nodes_to_chunks(file, nodes, "markdown", "markdown",
-                                [_heading_path(n) for n in nodes])
+                                [_heading_path(n) for n in nodes],
+                                header=getattr(cfg.markdown, "header", True))
 
 
 def tree_sitter_parser(grammar_module: str) -> Any:
@@ -146,7 +151,8 @@ class LlamaIndexCodeChunker:
             log.info("%s: CodeSplitter could not parse it (%s); one chunk per %d lines",
                      file.path, exc, cfg.text.window_lines)
             return self._fallback(file, language, cfg.text.window_lines)
-        return _nodes_to_chunks(file, nodes, "code", language)
+        return _nodes_to_chunks(file, nodes, "code", language,
+                                header=getattr(cfg.code, "header", True))
 
     @staticmethod
     def _fallback(file: SourceFile, language: str, window: int) -> list[Chunk]:
