@@ -108,7 +108,8 @@ class RetrievalConfig(_Section):
     dense_weight: float = 0.5  # weighted fusion: share of the dense score
     kinds: list[str] = Field(default_factory=list)  # filter: chunk kinds (empty = all)
     path_prefix: str = ""  # filter: only chunks under this path
-    multi_query: bool = True
+    multi_query: bool = True  # also query the named things and argument spellings
+    sub_query_weight: float = 0.5  # RRF weight of each sub-query's list (main query: 1.0)
 
 
 class RerankConfig(_Section):

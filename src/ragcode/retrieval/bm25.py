@@ -1,0 +1,117 @@
+"""BM25 over an index's chunks (bm25s), with the code-aware tokenizer, cached on disk.
+
+The BM25 model is built once per chunk store and saved next to the index (or under the cache
+directory for an in-memory corpus), keyed by a hash of the chunk ids and the tokenizer version,
+so a query never rebuilds it and a changed index never reads a stale one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Sequence
+
+from ragcode.retrieval.base import Corpus, Filters, chunk_table
+from ragcode.retrieval.tokenize import code_tokens
+from ragcode.types import Chunk, Hit
+
+log = logging.getLogger(__name__)
+
+TOKENIZER_VERSION = "code-tokens-1"
+
+
+def document_text(chunk: Chunk) -> str:
+    """What BM25 sees of a chunk: its path and heading/symbol count as words of it."""
+    return f"{chunk.path}\n{chunk.symbol}\n{chunk.text}"
+
+
+def corpus_key(chunks: Sequence[Chunk]) -> str:
+    h = hashlib.sha256(TOKENIZER_VERSION.encode())
+    for c in chunks:
+        h.update(c.id.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+def _cache_root(corpus: Any, config: Any) -> Path | None:
+    path = getattr(corpus, "dir", None)  # an Index: next to its files
+    if path is not None and Path(path).is_dir():
+        return Path(path) / "bm25"
+    if config is not None:
+        return Path(config.index.cache_dir) / "bm25"
+    return None
+
+
+class BM25Retriever:
+    name = "bm25"
+
+    def __init__(self, corpus: Corpus, config: Any = None, cache_dir: str | Path | None = None):
+        import bm25s
+
+        _, self._chunks = chunk_table(corpus)
+        key = corpus_key(self._chunks)
+        root = Path(cache_dir) if cache_dir is not None else _cache_root(corpus, config)
+        target = root / key if root is not None else None
+        self.model = None
+        if target is not None and (target / "params.index.json").exists():
+            try:
+                self.model = bm25s.BM25.load(str(target))
+            except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
+                log.warning("BM25 cache %s unreadable (%s); rebuilding", target, exc)
+        if self.model is None:
+            self.model = bm25s.BM25()
+            docs = [code_tokens(document_text(c)) or ["\0empty"] for c in self._chunks]
+            if docs:
+                self.model.index(docs, show_progress=False)
+            if target is not None and docs:
+                _save_atomic(self.model, target)
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        return self._chunks
+
+    def scores(self, query: str):
+        import numpy as np
+
+        q = code_tokens(query)
+        if not q or not self._chunks:
+            return np.zeros(len(self._chunks), dtype="float32")
+        return self.model.get_scores(q)
+
+    def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
+        import numpy as np
+
+        if not self._chunks:
+            return []
+        scores = np.asarray(self.scores(query), dtype="float64")
+        if filters.active:
+            mask = np.array([filters.accepts(c) for c in self._chunks])
+            scores = np.where(mask, scores, -np.inf)
+        k = min(k, len(self._chunks))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.lexsort((top, -scores[top]))]
+        hits = []
+        for i in top:
+            if not np.isfinite(scores[i]) or scores[i] <= 0.0:
+                continue
+            hits.append(Hit(chunk=self._chunks[i], score=float(scores[i]), rank=len(hits),
+                            source=self.name))
+        return hits
+
+
+def _save_atomic(model: Any, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".bm25-", dir=target.parent))
+    try:
+        model.save(str(tmp))
+        try:
+            os.replace(tmp, target)
+        except OSError:  # another process won the race; theirs is equally good
+            shutil.rmtree(tmp, ignore_errors=True)
+    except Exception:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -1,0 +1,182 @@
+"""Context packing: ranked hits -> one budgeted ``Context`` a prompt receives verbatim.
+
+Steps: walk the hits best first; skip a chunk whose lines are already covered; right after a
+README command chunk add the CLI table chunk(s) of the script it calls (``metadata["cli_links"]``)
+and vice versa; merge overlapping or adjacent chunks of one file into one piece; head every
+piece with ``### path:start-end``; order pieces by best rank (or by path). The rendered text is
+never longer than the budget: a piece that does not fit whole is cut at a line boundary, or left
+out when too little room is left.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from ragcode.types import Chunk, Context, Hit
+
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]")
+MIN_PARTIAL = 200  # do not add a cut piece smaller than this many units
+
+
+def count_chars(text: str) -> int:
+    return len(text)
+
+
+def count_tokens(text: str) -> int:
+    """A model-free token estimate: words and single punctuation marks."""
+    return len(_TOKEN_RE.findall(text))
+
+
+COUNTERS: dict[str, Callable[[str], int]] = {"chars": count_chars, "tokens": count_tokens}
+
+
+@dataclass
+class _Piece:
+    path: str
+    start: int
+    end: int
+    lines: dict[int, str]
+    best_rank: int
+    symbol: str
+    chunk_ids: list[str] = field(default_factory=list)
+    raw: list[str] = field(default_factory=list)  # texts whose lines could not be placed
+
+    def render(self) -> str:
+        head = f"### {self.path}:{self.start}-{self.end}"
+        if self.symbol:
+            head += f" ({self.symbol})"
+        body_lines = [self.lines[i] for i in range(self.start, self.end + 1) if i in self.lines]
+        body = "\n".join(body_lines + self.raw).strip("\n")
+        return f"{head}\n{body}"
+
+
+def _chunk_lines(chunk: Chunk) -> dict[int, str] | None:
+    lines = chunk.text.split("\n")
+    if len(lines) != chunk.end_line - chunk.start_line + 1:
+        return None
+    return {chunk.start_line + i: line for i, line in enumerate(lines)}
+
+
+def _covered(selected: Sequence[Chunk], chunk: Chunk) -> bool:
+    for s in selected:
+        if s.path == chunk.path and s.start_line <= chunk.start_line and chunk.end_line <= s.end_line:
+            return True
+    return False
+
+
+def _pieces(chosen: Sequence[tuple[Chunk, int]], merge_adjacent: bool) -> list[_Piece]:
+    by_path: dict[str, list[tuple[Chunk, int]]] = {}
+    for chunk, rank in chosen:
+        by_path.setdefault(chunk.path, []).append((chunk, rank))
+    pieces: list[_Piece] = []
+    for path, items in by_path.items():
+        items.sort(key=lambda cr: (cr[0].start_line, cr[0].end_line))
+        current: _Piece | None = None
+        for chunk, rank in items:
+            lines = _chunk_lines(chunk)
+            gap = 1 if merge_adjacent else 0
+            if current is not None and chunk.start_line <= current.end + gap and (
+                    lines is not None or not current.raw):
+                current.end = max(current.end, chunk.end_line)
+                current.best_rank = min(current.best_rank, rank)
+                current.chunk_ids.append(chunk.id)
+                if lines is not None:
+                    for ln, text in lines.items():
+                        current.lines.setdefault(ln, text)
+                else:
+                    current.raw.append(chunk.text)
+                continue
+            current = _Piece(path=path, start=chunk.start_line, end=chunk.end_line,
+                             lines=dict(lines or {}), best_rank=rank, symbol=chunk.symbol,
+                             chunk_ids=[chunk.id], raw=[] if lines is not None else [chunk.text])
+            pieces.append(current)
+    return pieces
+
+
+def _render(pieces: Sequence[_Piece], order: str) -> str:
+    if order == "path":
+        ordered = sorted(pieces, key=lambda p: (p.path, p.start))
+    else:
+        ordered = sorted(pieces, key=lambda p: (p.best_rank, p.path, p.start))
+    return "\n\n".join(p.render() for p in ordered)
+
+
+def _cut(chunk: Chunk, keep_units: int, count: Callable[[str], int]) -> Chunk | None:
+    """The longest prefix of ``chunk`` (whole lines) whose text counts <= ``keep_units``."""
+    lines = chunk.text.split("\n")
+    lo, hi = 0, len(lines)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count("\n".join(lines[:mid])) <= keep_units:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo == 0:
+        return None
+    text = "\n".join(lines[:lo])
+    exact = _chunk_lines(chunk) is not None
+    end = chunk.start_line + lo - 1 if exact else chunk.end_line
+    return Chunk(path=chunk.path, kind=chunk.kind, text=text, start_line=chunk.start_line,
+                 end_line=end, symbol=chunk.symbol, header=chunk.header,
+                 language=chunk.language, metadata=chunk.metadata)
+
+
+def pack(
+    hits: Sequence[Hit],
+    budget: int,
+    unit: str = "chars",
+    merge_adjacent: bool = True,
+    pair_cli_tables: bool = True,
+    order: str = "score",
+    lookup: Callable[[Iterable[str]], Sequence[Chunk]] | None = None,
+    query: str = "",
+) -> Context:
+    """Pack ranked hits into at most ``budget`` units of text (``unit``: chars or tokens)."""
+    count = COUNTERS[unit]
+    chosen: list[tuple[Chunk, int]] = []
+    seen: set[str] = set()
+    used: list[str] = []  # ids of the original chunks in the context (also when cut)
+    text = ""
+
+    def try_add(chunk: Chunk, rank: int) -> bool:
+        nonlocal text
+        if chunk.id in seen or _covered([c for c, _ in chosen], chunk):
+            seen.add(chunk.id)
+            return True
+        candidate = _render(_pieces(chosen + [(chunk, rank)], merge_adjacent), order)
+        if count(candidate) <= budget:
+            chosen.append((chunk, rank))
+            seen.add(chunk.id)
+            used.append(chunk.id)
+            text = candidate
+            return True
+        room = budget - count(text)
+        if room < MIN_PARTIAL:
+            return False
+        # cut the chunk to what fits; shrink until the rendered whole fits
+        keep = room
+        while keep >= MIN_PARTIAL // 2:
+            part = _cut(chunk, keep, count)
+            if part is None:
+                return False
+            candidate = _render(_pieces(chosen + [(part, rank)], merge_adjacent), order)
+            if count(candidate) <= budget:
+                chosen.append((part, rank))
+                seen.add(chunk.id)
+                used.append(chunk.id)
+                text = candidate
+                return False
+            keep -= max(count(candidate) - budget, 20)
+        return False
+
+    for rank, hit in enumerate(hits):
+        if count(text) >= budget - MIN_PARTIAL // 4:
+            break
+        try_add(hit.chunk, rank)
+        links = hit.chunk.metadata.get("cli_links") if pair_cli_tables else None
+        if links and lookup is not None:
+            for linked in lookup([l for l in links if l not in seen]):
+                try_add(linked, rank)
+    return Context(text=text, chunk_ids=tuple(used), budget=budget, unit=unit, query=query)

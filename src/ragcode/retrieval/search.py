@@ -1,0 +1,106 @@
+"""Search and context building: the retrieval stage's entry points.
+
+- ``search(index, query, k, config)`` -> ranked ``Hit``s (``ragcode.search`` and ``ragcode search``)
+- ``retrieve_context(index, instruction, config)`` -> the budgeted ``Context`` a prompt gets.
+  It accepts only the task's instruction and the repository's index: no other task field
+  (oracle, arguments, output, path) can reach retrieval.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from typing import Any, Sequence
+
+from ragcode.config import Config
+from ragcode.retrieval.base import RERANKERS, RETRIEVERS, Filters, Query, chunk_table
+from ragcode.retrieval.fusion import rrf
+from ragcode.retrieval.packing import pack
+from ragcode.retrieval.query import build_query
+from ragcode.types import Chunk, Context, Hit
+
+log = logging.getLogger(__name__)
+
+
+class Searcher:
+    """A retriever (+ optional reranker) bound to one index and one config; reuse it."""
+
+    def __init__(self, index: Any, config: Config):
+        self.index = index
+        self.config = config
+        self.retriever = RETRIEVERS.get(config.retrieval.mode)(index, config)
+        self.reranker = None
+        if config.rerank.enabled:
+            self.reranker = RERANKERS.get(config.rerank.backend)(config)
+        self.filters = Filters(kinds=tuple(config.retrieval.kinds),
+                               path_prefix=config.retrieval.path_prefix)
+        self._by_id: dict[str, Chunk] | None = None
+
+    def lookup(self, ids: Sequence[str]) -> list[Chunk]:
+        if self._by_id is None:
+            self._by_id = {c.id: c for c in chunk_table(self.index)[1]}
+        return [self._by_id[i] for i in ids if i in self._by_id]
+
+    def search_query(self, query: Query, k: int) -> list[Hit]:
+        cfg = self.config.retrieval
+        n = max(k, cfg.candidates)
+        texts = query.all if cfg.multi_query else (query.text,)
+        lists = [self.retriever.retrieve(t, n, self.filters) for t in texts]
+        if len(lists) == 1:
+            hits = lists[0]
+        else:
+            weights = [1.0] + [cfg.sub_query_weight] * (len(lists) - 1)
+            hits = rrf(lists, k=cfg.rrf_k, weights=weights, limit=n)
+        if self.reranker is not None and hits:
+            hits = self.reranker.rerank(query.text, hits, self.config.rerank.top_n)
+        return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
+                for i, h in enumerate(hits[:k])]
+
+    def search(self, text: str, k: int) -> list[Hit]:
+        return self.search_query(build_query(text, multi=self.config.retrieval.multi_query), k)
+
+    def context(self, instruction: str) -> Context:
+        ccfg = self.config.context
+        query = build_query(instruction, multi=self.config.retrieval.multi_query)
+        hits = self.search_query(query, self.config.retrieval.k)
+        return pack(hits, budget=ccfg.budget, unit=ccfg.unit, merge_adjacent=ccfg.merge_adjacent,
+                    pair_cli_tables=ccfg.pair_cli_tables, order=ccfg.order, lookup=self.lookup,
+                    query=query.text)
+
+
+_SEARCHERS: "weakref.WeakKeyDictionary[Any, dict[str, Searcher]]" = weakref.WeakKeyDictionary()
+
+
+def _resolve(index: Any, config: Config | None) -> tuple[Any, Config]:
+    if config is None:
+        from ragcode.config import load_config
+
+        config = load_config()
+    if isinstance(index, (str, bytes)) or hasattr(index, "__fspath__"):
+        from ragcode.index.store import load_index
+
+        index = load_index(index, config)
+    return index, config
+
+
+def searcher_for(index: Any, config: Config | None = None) -> Searcher:
+    """A cached ``Searcher`` for this index object and the retrieval-relevant config."""
+    index, config = _resolve(index, config)
+    key = config.section_hash("retrieval", "rerank", "context", "embedder")
+    try:
+        per_index = _SEARCHERS.setdefault(index, {})
+    except TypeError:  # not weak-referenceable: no caching
+        return Searcher(index, config)
+    if key not in per_index:
+        per_index[key] = Searcher(index, config)
+    return per_index[key]
+
+
+def search(index: Any, query: str, k: int = 10, config: Config | None = None) -> list[Hit]:
+    """Ranked hits for ``query`` from ``index`` (an ``Index``, or a name or path to load)."""
+    return searcher_for(index, config).search(query, k)
+
+
+def retrieve_context(index: Any, instruction: str, config: Config | None = None) -> Context:
+    """The packed context for one task instruction. Takes nothing else from the task."""
+    return searcher_for(index, config).context(instruction)

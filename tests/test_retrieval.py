@@ -1,0 +1,183 @@
+"""Retrieval core: tokenizer, query building, fusion, BM25, packing."""
+
+from __future__ import annotations
+
+import inspect
+import random
+
+import pytest
+
+from ragcode.retrieval.base import Filters
+from ragcode.retrieval.bm25 import BM25Retriever
+from ragcode.retrieval.fusion import rrf, weighted
+from ragcode.retrieval.packing import count_tokens, pack
+from ragcode.retrieval.query import argument_phrases, build_query, named_phrases
+from ragcode.retrieval.tokenize import code_tokens
+from ragcode.types import Chunk, Hit
+
+
+def _chunk(path, start, end, text=None, kind="markdown", **meta):
+    text = text if text is not None else "\n".join(f"line {i} of {path}" for i in range(start, end + 1))
+    return Chunk(path=path, kind=kind, text=text, start_line=start, end_line=end, metadata=meta)
+
+
+class ListCorpus:
+    def __init__(self, chunks):
+        self._chunks = list(chunks)
+
+    def chunks(self):
+        return self._chunks
+
+
+# --- tokenizer ------------------------------------------------------------------------------
+
+def test_tokenizer_splits_identifiers_and_keeps_code_words_whole():
+    toks = code_tokens("Run python train.py --batch_size 16 with GraphConv from torch.nn")
+    for part in ("train", "py", "batch", "size", "graph", "conv", "torch", "nn", "16"):
+        assert part in toks
+    for whole in ("train.py", "--batch_size", "batch_size", "graphconv", "torch.nn"):
+        assert whole in toks
+    assert "with" not in toks and "from" not in toks  # stopwords
+    assert all(t == t.lower() for t in toks)
+
+
+def test_tokenizer_paths_give_parts_file_names_and_the_whole_path():
+    toks = code_tokens("examples/pytorch/gcn/train_full.py")
+    assert "examples/pytorch/gcn/train_full.py" in toks
+    assert "train_full.py" in toks
+    assert {"examples", "pytorch", "gcn", "train", "full", "py"} <= set(toks)
+
+
+def test_tokenizer_camel_and_acronyms():
+    assert {"http", "server", "httpserver"} <= set(code_tokens("HTTPServer"))
+    assert {"star", "gan", "stargan"} <= set(code_tokens("StarGAN"))
+
+
+# --- query building -------------------------------------------------------------------------
+
+def test_query_takes_only_the_instruction():
+    params = list(inspect.signature(build_query).parameters)
+    assert params == ["instruction", "multi"]
+    from ragcode.retrieval.search import retrieve_context
+    assert list(inspect.signature(retrieve_context).parameters) == ["index", "instruction", "config"]
+
+
+def test_named_phrases_and_argument_spellings():
+    instr = ("Train the 'blip2_t5' model on Citeseer with StarGAN, learning rate 0.01 "
+             "and batch size 16. I'd like the file ./data/pic.jpg used.")
+    names = named_phrases(instr)
+    assert "blip2_t5" in names and "StarGAN" in names and "./data/pic.jpg" in names
+    assert "Citeseer" in names
+    assert not any(n.startswith("d like") for n in names)  # an apostrophe is not a quote
+    args = " ".join(argument_phrases(instr))
+    assert "--lr" in args and "0.01" in args and "--batch_size" in args and "16" in args
+    q = build_query(instr)
+    assert q.text.startswith("Train the") and len(q.sub_queries) == 2
+    assert build_query(instr, multi=False).sub_queries == ()
+
+
+# --- fusion ---------------------------------------------------------------------------------
+
+def _hits(chunks, scores=None):
+    scores = scores or [1.0 / (i + 1) for i in range(len(chunks))]
+    return [Hit(chunk=c, score=s, rank=i) for i, (c, s) in enumerate(zip(chunks, scores))]
+
+
+def test_rrf_hand_computed():
+    a, b, c = (_chunk(p, 1, 2) for p in ("a.md", "b.md", "c.md"))
+    fused = rrf([_hits([a, b]), _hits([b, c])], k=60)
+    # b: 1/62 + 1/61; a: 1/61; c: 1/62
+    assert [h.chunk.path for h in fused] == ["b.md", "a.md", "c.md"]
+    assert fused[0].score == pytest.approx(1 / 61 + 1 / 62)
+    assert [h.rank for h in fused] == [0, 1, 2]
+    first_only = rrf([_hits([a, b]), _hits([b, c])], k=60, weights=[1.0, 0.0], limit=2)
+    assert [h.chunk.path for h in first_only] == ["a.md", "b.md"]  # 1/61 > 1/62 + 0
+
+
+def test_weighted_fusion_minmax():
+    a, b, c = (_chunk(p, 1, 2) for p in ("a.md", "b.md", "c.md"))
+    fused = weighted([_hits([a, b], [10.0, 0.0]), _hits([c, b], [0.9, 0.1])], [0.3, 0.7])
+    scores = {h.chunk.path: h.score for h in fused}
+    assert scores == {"a.md": pytest.approx(0.3), "b.md": pytest.approx(0.0), "c.md": pytest.approx(0.7)}
+    with pytest.raises(ValueError):
+        weighted([_hits([a])], [0.5, 0.5])
+
+
+# --- BM25 -----------------------------------------------------------------------------------
+
+def test_bm25_finds_by_path_flag_and_filters(tmp_path):
+    chunks = [
+        _chunk("examples/gcn/README.md", 1, 3, "How to run\npython train.py --dataset cora\nGraphConv"),
+        _chunk("examples/gat/README.md", 1, 2, "Train GAT\npython train.py --dataset pubmed"),
+        _chunk("docs/install.md", 1, 2, "pip install the package\nthen import it"),
+        _chunk("examples/gcn/train.py", 1, 2, "parser.add_argument('--dataset')\nmain()", kind="code"),
+    ]
+    r = BM25Retriever(ListCorpus(chunks), cache_dir=tmp_path / "bm25")
+    hits = r.retrieve("train a GCN on the cora dataset", k=3)
+    assert hits[0].chunk.path == "examples/gcn/README.md"
+    assert hits == sorted(hits, key=lambda h: -h.score)
+    only_code = r.retrieve("gcn dataset", k=5, filters=Filters(kinds=("code",)))
+    assert [h.chunk.kind for h in only_code] == ["code"]
+    gat = r.retrieve("train dataset", k=5, filters=Filters(path_prefix="examples/gat"))
+    assert {h.chunk.path for h in gat} == {"examples/gat/README.md"}
+    # cached: a second retriever over the same chunks loads the saved model
+    assert len(list((tmp_path / "bm25").iterdir())) == 1
+    r2 = BM25Retriever(ListCorpus(chunks), cache_dir=tmp_path / "bm25")
+    assert [h.chunk.id for h in r2.retrieve("gcn cora", 3)] == [h.chunk.id for h in r.retrieve("gcn cora", 3)]
+
+
+# --- packing --------------------------------------------------------------------------------
+
+def test_pack_merges_adjacent_dedups_and_heads_pieces():
+    a = _chunk("README.md", 1, 3)
+    b = _chunk("README.md", 4, 6)
+    inner = _chunk("README.md", 2, 3)
+    other = _chunk("src/x.py", 10, 11, kind="code")
+    ctx = pack(_hits([a, other, b, inner]), budget=10_000)
+    assert ctx.text.startswith("### README.md:1-6\n")
+    assert "### src/x.py:10-11" in ctx.text
+    assert ctx.text.count("line 2 of README.md") == 1
+    assert set(ctx.chunk_ids) == {a.id, b.id, other.id}
+    assert ctx.size <= 10_000
+
+
+def test_pack_keeps_readme_command_with_cli_table():
+    table = _chunk("train.py", 5, 9, "--lr  float  learning rate\n--epochs int\n-\n-\n-", kind="cli")
+    cmd = _chunk("README.md", 1, 2, "Train with\npython train.py --lr 0.1", cli_links=[table.id])
+    filler = [_chunk(f"doc{i}.md", 1, 20) for i in range(30)]
+    by_id = {c.id: c for c in [table, cmd, *filler]}
+
+    def lookup(ids):
+        return [by_id[i] for i in ids if i in by_id]
+
+    hits = _hits([cmd, *filler, table])  # the table itself ranks last
+    ctx = pack(hits, budget=600, lookup=lookup)
+    assert cmd.id in ctx.chunk_ids and table.id in ctx.chunk_ids
+    assert ctx.chunk_ids.index(table.id) == 1
+    assert ctx.text.index("README.md") < ctx.text.index("--lr  float")
+    assert ctx.size <= 600
+    without = pack(hits, budget=600, lookup=lookup, pair_cli_tables=False)
+    assert without.chunk_ids[1] != table.id  # unpaired, the table only comes by its own rank
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_pack_never_exceeds_budget(seed):
+    rng = random.Random(seed)
+    chunks = []
+    for _ in range(rng.randint(1, 40)):
+        path = rng.choice(["README.md", "a.py", "docs/b.md", "c.sh"])
+        start = rng.randint(1, 200)
+        end = start + rng.randint(0, 60)
+        if rng.random() < 0.2:  # a chunk whose text does not match its line range
+            chunks.append(_chunk(path, start, end, "x" * rng.randint(1, 3000)))
+        else:
+            chunks.append(_chunk(path, start, end))
+    unit = rng.choice(["chars", "tokens"])
+    budget = rng.randint(50, 5000)
+    ctx = pack(_hits(chunks), budget=budget, unit=unit, merge_adjacent=rng.random() < 0.5,
+               order=rng.choice(["score", "path"]))
+    size = len(ctx.text) if unit == "chars" else count_tokens(ctx.text)
+    assert size <= budget
+    assert ctx.budget == budget and ctx.unit == unit
+    if ctx.text:
+        assert ctx.text.startswith("### ") and ctx.chunk_ids
