@@ -1,9 +1,59 @@
-"""`ragcode ablate` command(s). Filled in by the ablate stage."""
+"""`ragcode ablate SPEC --tasks FILE --repos DIR --out RESULTS/`: run or resume an ablation grid."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Optional
+
 import typer
+
+from ragcode.cli import common
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's command(s) to `app`."""
+    app.command("ablate")(ablate)
+
+
+@common.handle_errors
+def ablate(
+    spec: Path = typer.Argument(..., help="Ablation spec, e.g. configs/ablation/chunking.yaml."),
+    tasks: Path = typer.Option(..., "--tasks", help="ML-Bench task JSONL or parquet file."),
+    repos: Path = typer.Option(..., "--repos", help="Folder holding the repositories (ML-Bench folder names)."),
+    out: Path = typer.Option(..., "--out", help="Results folder (reused: finished cells are not redone)."),
+    index_root: Optional[Path] = typer.Option(
+        None, "--index-root", help="Where indexes are built and reused (default: OUT/indexes)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Use only the first N tasks."),
+    set_: Optional[list[str]] = typer.Option(
+        None, "--set", help="Override a config field in every cell: section.field=value (repeatable)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result rows as JSON."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and the table."),
+) -> None:
+    """Run every cell of an ablation grid; write results.csv/json/md and PNG plots to OUT."""
+    from ragcode.ablation import load_grid, run_grid
+    from ragcode.ablation.report import to_markdown
+    from ragcode.bench.dataset import load_tasks
+    from ragcode.config import parse_override
+    from ragcode.errors import RagcodeError
+
+    common.setup_logging(quiet=quiet or as_json)
+    grid = load_grid(spec)
+    loaded = load_tasks(tasks)
+    task_list = loaded.tasks[:limit] if limit else loaded.tasks
+    if not repos.is_dir():
+        raise RagcodeError(f"--repos {repos} is not a directory; point it at the folder holding the "
+                           "repository checkouts")
+    overrides = dict(parse_override(item) for item in (set_ or []))
+    result = run_grid(grid, task_list, repos, out, index_root=index_root, overrides=overrides,
+                      progress=not (quiet or as_json))
+    if as_json:
+        common.console.print_json(json.dumps({"rows": result.rows, "seconds": round(result.seconds, 2),
+                                              "computed": result.computed, "cached": result.cached,
+                                              "files": {k: str(v) for k, v in result.files.items()}}))
+        return
+    common.console.print(to_markdown(result), markup=False, highlight=False)
+    common.console.print(
+        f"{len(result.computed)} cell(s) run, {len(result.cached)} reused, "
+        f"{result.retrieval_runs} retrieval run(s), {result.seconds:.1f}s; files in {out}",
+        highlight=False)

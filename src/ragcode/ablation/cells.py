@@ -1,0 +1,84 @@
+"""On-disk results of a grid, keyed by content hash, written atomically.
+
+Layout under the results directory::
+
+    cells/<cell_key>.json          one finished cell (its row); present = never recomputed
+    retrieval/<retrieval_key>.json per-task retrieval of one retrieval setting, shared by every
+                                   cell with the same chunking/embedder/retrieval/rerank/context
+    runs/<cell_key>/               the generation run of one cell (resumable by the bench runner)
+
+A cell key hashes the cell's resolved config, the measuring settings, the task set and the
+repositories directory; a retrieval key hashes only the sections retrieval depends on. A file
+appears only once complete (temp file + ``os.replace``), so a killed grid leaves no half results.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ragcode.config import Config, _digest
+from ragcode.errors import RagcodeError
+
+RETRIEVAL_SECTIONS = ("chunking", "embedder", "retrieval", "rerank", "context")
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cell_key(config: Config, measure_key: str, tasks_key: str, repos: Path) -> str:
+    return _digest({"config": config.hash(), "measure": measure_key, "tasks": tasks_key,
+                    "repos": str(repos)})
+
+
+def retrieval_key(config: Config, tasks_key: str, repos: Path) -> str:
+    return _digest({"sections": config.section_hash(*RETRIEVAL_SECTIONS), "tasks": tasks_key,
+                    "repos": str(repos)})
+
+
+class ResultStore:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def cell_path(self, key: str) -> Path:
+        return self.root / "cells" / f"{key}.json"
+
+    def retrieval_path(self, key: str) -> Path:
+        return self.root / "retrieval" / f"{key}.json"
+
+    def run_dir(self, key: str) -> Path:
+        return self.root / "runs" / key
+
+    def load_cell(self, key: str) -> dict[str, Any] | None:
+        return self._load(self.cell_path(key))
+
+    def save_cell(self, key: str, row: dict[str, Any]) -> None:
+        atomic_write_text(self.cell_path(key), json.dumps(row, indent=1, sort_keys=True))
+
+    def load_retrieval(self, key: str) -> dict[str, Any] | None:
+        return self._load(self.retrieval_path(key))
+
+    def save_retrieval(self, key: str, data: dict[str, Any]) -> None:
+        atomic_write_text(self.retrieval_path(key), json.dumps(data))
+
+    @staticmethod
+    def _load(path: Path) -> dict[str, Any] | None:
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise RagcodeError(f"cached result {path} is unreadable ({exc}); delete it and re-run "
+                               "to recompute that cell") from None

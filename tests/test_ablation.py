@@ -1,0 +1,182 @@
+"""Ablation grids: spec expansion, metrics, the results table, caching and resume."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import pytest
+from ablation_helpers import CountingRetrieval, ScriptedGeneration, make_world
+
+from ragcode.ablation import grid_from_dict, load_grid, run_grid
+from ragcode.ablation.measures import TaskRetrievalScore, score_task, summarize
+from ragcode.bench.dataset import load_tasks
+from ragcode.errors import ConfigError
+
+RETRIEVAL_GRID = {
+    "name": "tiny",
+    "set": {"embedder.enabled": False, "retrieval.mode": "bm25", "retrieval.multi_query": False},
+    "axes": {"chunking.text.window_lines": [3, 40], "context.budget": [120, 2000]},
+    "ks": [1, 3],
+}
+
+
+@pytest.fixture()
+def world(tmp_path):
+    repos, tasks_file = make_world(tmp_path)
+    return repos, load_tasks(tasks_file).tasks, tmp_path
+
+
+# --- spec -----------------------------------------------------------------------------------
+
+def test_full_grid_and_listed_cells_expand_to_validated_configs():
+    spec = grid_from_dict({
+        "axes": {"retrieval.mode": ["bm25", "dense"], "rerank.enabled": [False, True]},
+        "cells": [{"name": "no-cli", "set": {"chunking.cli.enabled": False}}],
+    })
+    cells = spec.expand()
+    assert [c.name for c in cells] == [
+        "mode=bm25,enabled=False", "mode=bm25,enabled=True", "mode=dense,enabled=False",
+        "mode=dense,enabled=True", "no-cli"]
+    assert cells[3].config.retrieval.mode == "dense" and cells[3].config.rerank.enabled is True
+    assert cells[4].config.chunking.cli.enabled is False
+    assert len({c.config_hash for c in cells}) == 5
+    assert spec.varied_keys() == ["retrieval.mode", "rerank.enabled", "chunking.cli.enabled"]
+
+
+def test_setting_one_key_of_a_mapping_field_keeps_the_others():
+    cell = grid_from_dict({"axes": {"chunking.chunkers.markdown": ["lines"]}}).expand()[0]
+    assert cell.config.chunking.chunkers["markdown"] == "lines"
+    assert cell.config.chunking.chunkers["python"] == "python"
+
+
+def test_unknown_field_fails_before_any_work():
+    spec = grid_from_dict({"axes": {"retrieval.modee": ["bm25"]}}, source="bad.yaml")
+    with pytest.raises(ConfigError, match=r"(?s)bad.yaml.*retrieval.modee: Extra inputs"):
+        spec.expand()
+    with pytest.raises(ConfigError, match="unknown key"):
+        grid_from_dict({"axis": {}})
+
+
+def test_shipped_presets_load_and_expand():
+    from pathlib import Path
+
+    presets = sorted((Path(__file__).parents[1] / "configs" / "ablation").glob("*.yaml"))
+    assert {p.stem for p in presets} >= {"chunking", "retrieval_mode", "rerank", "budget"}
+    for path in presets:
+        cells = load_grid(path).expand()
+        assert len(cells) >= 2, path
+        assert len({c.config_hash for c in cells}) == len(cells), f"{path}: two cells are equal"
+
+
+# --- measures -------------------------------------------------------------------------------
+
+def test_chunk_metrics_by_hand():
+    # oracle tokens {python, train.py, --dataset, cora}; chunk a holds all 4, b holds 2, c none
+    pool = [("a", "f1", frozenset({"python", "train.py", "--dataset", "cora"})),
+            ("b", "f2", frozenset({"python", "cora"})),
+            ("c", "f3", frozenset({"pip"}))]
+    s = score_task("t", "python train.py --dataset cora", "pip python", ["c", "b", "a"], pool)
+    assert s.n_relevant == 2  # b carries 2/4 = 0.5 of the oracle: counts
+    assert s.ranks == (2, 3)
+    assert s.normalized_coverage == pytest.approx(0.25)
+    assert not s.found
+    assert s.rr() == pytest.approx(0.5)
+    assert s.recall(2) == pytest.approx(0.5) and s.precision(2) == pytest.approx(0.5)
+    ideal = 1 + 1 / math.log2(3)
+    assert s.ndcg(3) == pytest.approx((1 / math.log2(3) + 1 / math.log2(4)) / ideal)
+    empty = TaskRetrievalScore("u", 1.0, True, 0, ())
+    summary = summarize([s, empty], ks=[2])
+    assert summary.found_rate == pytest.approx(0.5)
+    assert summary.n_no_relevant == 1
+    assert summary.at_k["recall@2"] == pytest.approx(0.5)  # the empty task is left out
+
+
+def test_no_chunk_carries_an_oracle_that_no_file_shares():
+    s = score_task("t", "zzz qqq", "", ["a"], [("a", "f", frozenset({"x"}))])
+    assert s.n_relevant == 0 and s.ranks == ()
+
+
+# --- the grid engine ------------------------------------------------------------------------
+
+def test_tiny_grid_writes_rows_table_and_plots(world):
+    repos, tasks, tmp = world
+    out = tmp / "results"
+    stage = CountingRetrieval()
+    result = run_grid(grid_from_dict(RETRIEVAL_GRID), tasks, repos, out, retrieval_stage=stage,
+                      progress=False)
+    assert len(result.rows) == 4 and len(result.computed) == 4
+    with open(out / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["cell"] for r in rows] == [r["cell"] for r in result.rows]
+    for row in rows:
+        assert len(row["config_hash"]) == 16
+        assert row["chunking.text.window_lines"] in ("3", "40")
+        assert 0.0 <= float(row["found_rate"]) <= 1.0
+        assert {"recall@1", "precision@3", "ndcg@3", "mrr"} <= set(row)
+    # the tiny budget holds less of the oracle than the large one, same chunking
+    by_cell = {(r["chunking.text.window_lines"], r["context.budget"]): r for r in result.rows}
+    assert by_cell[(40, 2000)]["mean_coverage"] > by_cell[(40, 120)]["mean_coverage"]
+    assert by_cell[(40, 2000)]["found_rate"] == 1.0
+    payload = json.loads((out / "results.json").read_text())
+    assert payload["best"] == max(result.rows, key=lambda r: r["found_rate"])["cell"]
+    table = (out / "results.md").read_text()
+    assert table.count("★") == 2  # the legend and the best row
+    assert f"**{payload['best']}**" in table
+    for name in ("cells.png", "axis_chunking.text.window_lines.png", "axis_context.budget.png"):
+        assert (out / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_rerun_of_a_finished_grid_does_nothing(world):
+    repos, tasks, tmp = world
+    spec = grid_from_dict(RETRIEVAL_GRID)
+    first = run_grid(spec, tasks, repos, tmp / "r", retrieval_stage=CountingRetrieval(), progress=False)
+    again = CountingRetrieval()
+    second = run_grid(spec, tasks, repos, tmp / "r", retrieval_stage=again, progress=False)
+    assert again.calls == []
+    assert second.computed == [] and len(second.cached) == 4
+    assert second.rows == first.rows
+    # a changed task set is new work, never a stale hit
+    third = CountingRetrieval()
+    run_grid(spec, tasks[:2], repos, tmp / "r", retrieval_stage=third, progress=False)
+    assert len(third.calls) == 4
+
+
+def test_cells_sharing_retrieval_settings_share_one_retrieval(world):
+    repos, tasks, tmp = world
+    good = "```bash\npython3 train.py --dataset citeseer --dataset pubmed --epochs 50 --task_name=MRPC \n```"
+    bad = "```bash\necho hello\n```"
+    spec = grid_from_dict({
+        "measure": "generation",
+        "set": {**RETRIEVAL_GRID["set"], "generation.llm.backend": "scripted", "generation.n": 2},
+        "axes": {"context.budget": [120, 2000], "generation.llm.scripted_answers": [[bad, good], [bad]]},
+    })
+    retrieval, generation = CountingRetrieval(), ScriptedGeneration()
+    result = run_grid(spec, tasks, repos, tmp / "g", retrieval_stage=retrieval,
+                      generation_stage=generation, progress=False)
+    assert len(retrieval.calls) == 2  # two budgets; the answers axis reuses retrieval
+    assert len(generation.calls) == 4
+    assert sum(r["retrieval_cached"] for r in result.rows) == 2
+    for row in result.rows:
+        good_answers = "pubmed" in row["generation.llm.scripted_answers"]
+        assert row["pass@1"] == 0.0  # sample 1 is always the bad answer
+        assert row["pass@2"] == (1.0 if good_answers else 0.0)
+        assert row["policy"] == "mlbench-legacy"
+    assert (tmp / "g" / "found_vs_pass.png").is_file()
+
+
+def test_killed_grid_resumes_without_redoing_finished_cells(world):
+    repos, tasks, tmp = world
+    spec = grid_from_dict(RETRIEVAL_GRID)
+    dying = CountingRetrieval(fail_after=1)
+    with pytest.raises(KeyboardInterrupt):
+        run_grid(spec, tasks, repos, tmp / "k", retrieval_stage=dying, progress=False)
+    assert len(dying.calls) == 1
+    assert len(list((tmp / "k" / "cells").glob("*.json"))) == 1
+    assert not list((tmp / "k").rglob("*.tmp"))
+    resumed = CountingRetrieval()
+    result = run_grid(spec, tasks, repos, tmp / "k", retrieval_stage=resumed, progress=False)
+    assert len(resumed.calls) == 3
+    assert dying.calls[0] not in resumed.calls
+    assert result.cached == [result.rows[0]["cell"]] and len(result.computed) == 3
