@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job on the embedded defaults: install ragcode (torch pinned to the CPU build first),
+# index the example repository that ships in examples/, then search it. Offline throughout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+. .venv/bin/activate
+python -m pip install -q --upgrade pip
+python -m pip install -q "torch==2.13.0"
+python -m pip install -q -e ".[rerank]"
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+ragcode index examples/tinygan
+ragcode search tinygan "train the GAN on cifar10 with batch size 128" -k 5
