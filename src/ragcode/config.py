@@ -139,9 +139,13 @@ class LLMConfig(_Section):
     max_tokens: int = 256
     seed: int = 0
     n_ctx: int = 4096
-    timeout_s: float = 120.0
-    retries: int = 4
-    concurrency: int = 4
+    stop: list[str] = Field(default_factory=list)
+    timeout_s: float = 120.0  # openai: per request
+    retries: int = 4  # openai: on 429 / 5xx / connection errors / timeouts
+    backoff_s: float = 1.0  # openai: base of exponential backoff with full jitter
+    max_backoff_s: float = 60.0
+    concurrency: int = 4  # openai: requests in flight at once
+    n_threads: int = 0  # llamacpp / transformers CPU threads; 0 = library default
     scripted_answers: list[str] = Field(default_factory=list)
 
 

@@ -1,0 +1,1 @@
+"""LLM backends, each imported only when chosen (see ``ragcode.generation.llm.LLMS``)."""

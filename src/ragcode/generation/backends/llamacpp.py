@@ -1,0 +1,68 @@
+"""GGUF models through llama-cpp-python (optional extra ``llamacpp``).
+
+The chat template is the one stored in the GGUF file (llama-cpp-python's default when no chat
+format is forced). Samples are drawn one after another from one loaded model: llama-cpp-python
+keeps the KV cache of the previous call and re-uses its longest common token prefix, so the
+prompt is evaluated once and samples 2..n only decode their own tokens. Sample ``i`` uses seed
+``sampling.seed + i``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from ragcode.errors import ModelUnavailableError
+from ragcode.generation.llm import LLMError, Message, Sampling
+from ragcode.generation.models import resolve_model
+
+log = logging.getLogger(__name__)
+
+
+class LlamaCppLLM:
+    def __init__(self, llm_config: Any, cache_dir: str | Path = ""):
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise ModelUnavailableError(
+                "the 'llamacpp' backend needs llama-cpp-python: pip install 'ragcode[llamacpp]' "
+                "(it compiles llama.cpp, ~15 minutes on 2 cores), or choose "
+                "--llm transformers / --set generation.llm.backend=transformers"
+            ) from None
+        path = resolve_model(llm_config.model, cache_dir)
+        if not Path(path).is_file():
+            raise ModelUnavailableError(
+                f"llamacpp needs a local GGUF file; {llm_config.model!r} is neither an existing file "
+                "nor a packaged alias (qwen2.5-coder-0.5b, qwen2.5-coder-1.5b)"
+            )
+        kwargs: dict[str, Any] = {"n_ctx": llm_config.n_ctx, "seed": llm_config.seed, "verbose": False}
+        if llm_config.n_threads:
+            kwargs["n_threads"] = llm_config.n_threads
+        try:
+            self.llama = Llama(model_path=path, **kwargs)
+        except (ValueError, RuntimeError) as exc:
+            raise ModelUnavailableError(f"llama.cpp could not load {path}: {exc}") from exc
+        self.model_id = f"llamacpp:{Path(path).name}"
+        self.path = path
+
+    def generate(self, messages: list[Message], n: int, sampling: Sampling) -> list[str]:
+        out = []
+        for i in range(n):
+            try:
+                reply = self.llama.create_chat_completion(
+                    messages=messages,
+                    temperature=sampling.temperature,
+                    top_p=sampling.top_p,
+                    max_tokens=sampling.max_tokens,
+                    seed=sampling.seed + i,
+                    stop=list(sampling.stop) or None,
+                )
+            except ValueError as exc:  # e.g. prompt longer than n_ctx
+                raise LLMError(f"llama.cpp could not complete the prompt: {exc}; lower "
+                               "generation.context_tokens or raise generation.llm.n_ctx") from exc
+            out.append(reply["choices"][0]["message"]["content"] or "")
+        return out
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))

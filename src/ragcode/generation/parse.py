@@ -1,0 +1,112 @@
+"""Model answers -> runnable code: the chosen fenced block (or the command line in plain prose),
+and whether it is a bash command or a Python script.
+
+- Fenced blocks labelled python/py, bash/sh/shell/console/zsh, or unlabelled are code; other
+  labels (text, json, yaml, ...) are skipped unless nothing else is there. An unclosed fence
+  (the answer hit max_tokens) runs to the end of the text.
+- With several code blocks, the first that is not pure setup (only ``pip install``, ``git clone``,
+  ``cd``, ``conda``...) wins; ML-Bench asks for one command or script.
+- Without fences, the first command line (``python x.py ...``, ``bash run.sh``, ``$ ...``) and its
+  backslash continuations are taken; else the text if it is valid Python; else the text as is.
+- Shell prompts (``$ ``) are removed; a backslash followed by trailing spaces is repaired so the
+  continuation still works.
+- The type: a block whose content is a shell command is bash whatever its label
+  (```` ```python\\npython train.py --lr 1```` is a bash answer); Python that parses is python.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
+                    re.DOTALL | re.MULTILINE)
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+BASH_LABELS = {"bash", "sh", "shell", "console", "zsh", "shell-session", "shellscript"}
+PYTHON_LABELS = {"python", "py", "python3", "ipython"}
+_SHELL_START = re.compile(
+    r"^\s*(?:\$\s+|!)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
+    r"(?:python3?|bash|sh|cd|export|torchrun|accelerate|deepspeed|pip3?|conda|git|wget|curl|"
+    r"mkdir|cp|mv|rm|ls|chmod|source|nohup|CUDA_VISIBLE_DEVICES=\S*|\./\S+|\S+\.sh)(?:\s|$)"
+)
+_SETUP = re.compile(r"^\s*(?:\$\s+)?(?:pip3?\s+install|conda\s+(?:install|create|activate)|"
+                    r"git\s+clone|cd\s|mkdir\s|source\s|export\s|wget\s|curl\s|#|$)")
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    code: str
+    answer_type: str  # "bash" | "python"
+    label: str = ""  # the fence label of the chosen block ("" = unlabelled or no fence)
+    fenced: bool = False
+    blocks: int = 0  # code blocks found
+
+
+def parse_answer(text: str) -> ParsedAnswer:
+    text = _THINK.sub("", text or "")
+    blocks = [(m.group(2).lower(), m.group(3)) for m in _FENCE.finditer(text)]
+    code_blocks = [(lab, body) for lab, body in blocks
+                   if lab in BASH_LABELS or lab in PYTHON_LABELS or lab == ""]
+    candidates = code_blocks or blocks
+    if candidates:
+        label, body = next(((lab, b) for lab, b in candidates if not _only_setup(b)), candidates[0])
+        code = _clean(body, shell=label in BASH_LABELS)
+        return ParsedAnswer(code, classify(code, label), label, True, len(code_blocks))
+    code = _from_prose(text)
+    return ParsedAnswer(code, classify(code, ""), "", False, 0)
+
+
+def classify(code: str, label: str = "") -> str:
+    """``"bash"`` or ``"python"`` from the code itself, the fence label breaking ties."""
+    first = next((ln for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    shellish = bool(_SHELL_START.match(first))
+    parses = _parses(code)
+    if label in BASH_LABELS:
+        return "python" if parses and not shellish and _looks_python(code) else "bash"
+    if label in PYTHON_LABELS:
+        return "bash" if shellish and not parses else "python"
+    if shellish and not parses:
+        return "bash"
+    return "python" if parses else ("bash" if shellish else "python")
+
+
+def _looks_python(code: str) -> bool:
+    return bool(re.search(r"^\s*(?:import|from|def|class)\s|print\(", code, re.MULTILINE))
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _only_setup(body: str) -> bool:
+    lines = [ln for ln in body.splitlines() if ln.strip()]
+    return bool(lines) and all(_SETUP.match(ln) for ln in lines)
+
+
+def _clean(body: str, shell: bool) -> str:
+    lines = body.strip("\n").splitlines()
+    if shell or (lines and _SHELL_START.match(lines[0])):
+        lines = [re.sub(r"^(\s*)\$\s+", r"\1", ln) for ln in lines]
+    # rstrip also repairs "\\  " (a continuation broken by trailing spaces)
+    return "\n".join(ln.rstrip() for ln in lines).strip()
+
+
+def _from_prose(text: str) -> str:
+    lines = text.strip().splitlines()
+    for i, line in enumerate(lines):
+        if _SHELL_START.match(line) and not _parses(line.strip().lstrip("$ ")):
+            cmd = [re.sub(r"^\s*\$\s+", "", line).strip().strip("`")]
+            j = i
+            while cmd[-1].endswith("\\") and j + 1 < len(lines):
+                j += 1
+                cmd.append(lines[j].strip().strip("`"))
+            return "\n".join(cmd)
+    inline = re.search(r"`([^`\n]*\.(?:py|sh)\b[^`\n]*)`", text)
+    if inline:
+        return inline.group(1).strip()
+    return text.strip()
