@@ -1,0 +1,204 @@
+"""Scoring a run directory or any ML-Bench-format outputs file under a named policy.
+
+Input: ``RUN/`` (reads ``RUN/samples.jsonl`` and ``RUN/run.json``) or a JSONL file of
+``{"id", "github_id", "output": [strings]}``. Records are matched to tasks by (id, github_id),
+as the official scorer does. Verdicts are cached by a hash of everything they depend on, so a
+killed scoring resumes and a re-score only runs what changed; infrastructure failures are not
+cached (they are retried).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ragcode.bench.jsonl import append_line, read_lines, repair_tail, write_atomic
+from ragcode.bench.legacy import LEGACY_N
+from ragcode.bench.report import TaskScore, build_report, markdown_table
+from ragcode.bench.scoring import ScoreContext, load_scorer, repo_dir_for
+from ragcode.config import Config
+from ragcode.errors import RagcodeError
+from ragcode.types import Task, Verdict
+
+log = logging.getLogger(__name__)
+
+
+def load_outputs(source: str | Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(records, run metadata) from a run directory or an outputs file."""
+    source = Path(source)
+    meta: dict[str, Any] = {"source": str(source)}
+    if source.is_dir():
+        samples = source / "samples.jsonl"
+        if not samples.exists():
+            raise RagcodeError(f"{source} holds no samples.jsonl; is it a `ragcode mlbench run` --out directory?")
+        run_json = source / "run.json"
+        if run_json.exists():
+            info = json.loads(run_json.read_text())
+            meta.update({k: info.get(k) for k in ("setting", "llm", "model", "config_hash")})
+        records = [r for r in read_lines(samples) if "output" in r]
+    elif source.is_file():
+        records = read_lines(source)
+    else:
+        raise RagcodeError(f"nothing to score at {source}: give a run directory or an outputs .jsonl file")
+    bad = [i for i, r in enumerate(records, 1)
+           if not isinstance(r.get("output"), list) or "id" not in r or "github_id" not in r]
+    if bad:
+        raise RagcodeError(f"{source}: record(s) {bad[:5]} lack id, github_id or an output list")
+    return records, meta
+
+
+def verdict_key(policy: str, executed: bool, task: Task, output: str, config: Config) -> str:
+    payload = {
+        "policy": policy, "executed": executed, "github_id": task.github_id, "path": task.path,
+        "arguments": repr(sorted(task.arguments.items(), key=lambda kv: str(kv[0]))), "type": task.type,
+        "output": output,
+        "execution": config.to_dict()["execution"] if executed else None,
+        "exec_timeout_s": config.bench.exec_timeout_s,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _verdict_from(d: dict[str, Any], task: Task, index: int) -> Verdict:
+    d = dict(d, task_key=task.key, sample_index=index)
+    return Verdict(**d)
+
+
+def score_outputs(
+    records: list[dict[str, Any]],
+    tasks: list[Task],
+    repos_dir: str | Path,
+    policy: str = "mlbench-legacy",
+    config: Config | None = None,
+    execute: bool = True,
+    cache_path: Path | None = None,
+    meta: dict[str, Any] | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Score ``records`` against ``tasks``; returns the report dict (see ``report.build_report``)."""
+    config = config or Config()
+    scorer = load_scorer(policy)
+    executor = None
+    if execute and scorer.executes:
+        from ragcode.execution import load_executor
+
+        executor = load_executor(config.execution)
+    ctx = ScoreContext(repos_dir=Path(repos_dir), config=config, executor=executor)
+    by_key: dict[tuple[str, int], Task] = {(str(t.id), int(t.github_id)): t for t in tasks}
+
+    cache: dict[str, dict[str, Any]] = {}
+    if cache_path is not None:
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        repair_tail(cache_path)
+        cache = {r["key"]: r["verdict"] for r in read_lines(cache_path) if "key" in r}
+
+    matched: list[tuple[Task, list[str]]] = []
+    unmatched, dropped = [], []
+    for rec in records:
+        task = by_key.get((str(rec["id"]), int(rec["github_id"])))
+        if task is None:
+            unmatched.append(f"{rec['github_id']}:{rec['id']}")
+            continue
+        outputs = [str(o) for o in rec["output"]]
+        need = config.bench.legacy_require_n if policy == "mlbench-legacy" else 0
+        if need and len(outputs) != need:
+            dropped.append(task.key)
+            continue
+        matched.append((task, outputs))
+    seen = {t.key for t, _ in matched} | set(dropped)
+    missing = [t.key for t in tasks if t.key not in seen]
+
+    scored: list[TaskScore] = []
+    total = sum(len(o) for _, o in matched)
+    bar = _progress(progress, total, policy)
+    try:
+        for task, outputs in matched:
+            _, folder = repo_dir_for(task, ctx.repos_dir)
+            ts = TaskScore(key=task.key, id=task.id, github_id=task.github_id, repo=folder)
+            for i, output in enumerate(outputs):
+                key = verdict_key(policy, executor is not None, task, output, config)
+                if key in cache:
+                    verdict = _verdict_from(cache[key], task, i)
+                else:
+                    verdict = scorer.score_sample(task, output, i, ctx)
+                    if cache_path is not None and not verdict.infra_error:
+                        stored = {k: v for k, v in asdict(verdict).items() if k not in ("task_key", "sample_index")}
+                        append_line(cache_path, {"key": key, "verdict": stored})
+                        cache[key] = stored
+                ts.verdicts.append(verdict)
+                if bar is not None:
+                    bar[0].advance(bar[1])
+            scored.append(ts)
+    finally:
+        if bar is not None:
+            bar[0].stop()
+
+    info = {"policy": policy, "executed": executor is not None,
+            "isolation": executor.isolation() if executor is not None else "not executed",
+            "executor": config.execution.executor if executor is not None else None,
+            "samples_per_task": max((len(o) for _, o in matched), default=0),
+            "unmatched": unmatched, "dropped": dropped, "missing": missing}
+    if policy == "mlbench-legacy" and config.bench.legacy_require_n == LEGACY_N and dropped:
+        info["note"] = (f"{len(dropped)} record(s) without exactly {LEGACY_N} samples were dropped, "
+                        "as the official scorer does (set bench.legacy_require_n=0 to score them)")
+    info.update(meta or {})
+    info["policy"] = policy
+    return build_report(scored, info)
+
+
+def _progress(enabled: bool, total: int, policy: str):  # noqa: ANN202
+    if not enabled or total == 0:
+        return None
+    from rich.progress import Progress
+
+    prog = Progress(transient=True)
+    prog.start()
+    return prog, prog.add_task(f"scoring ({policy})", total=total)
+
+
+def score(
+    source: str | Path,
+    tasks: list[Task],
+    repos_dir: str | Path,
+    policy: str = "mlbench-legacy",
+    config: Config | None = None,
+    execute: bool = True,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Score a run directory (reports and the verdict cache go into it) or an outputs file."""
+    config = config or Config()
+    records, meta = load_outputs(source)
+    source = Path(source)
+    if source.is_dir():
+        cache_path = source / "verdicts.jsonl"
+    else:
+        cache_path = Path(config.index.cache_dir) / "verdicts" / "verdicts.jsonl"
+    report = score_outputs(records, tasks, repos_dir, policy, config, execute, cache_path, meta, progress)
+    from ragcode import __version__
+
+    report["ragcode_version"] = __version__
+    report["scoring_config_hash"] = config.section_hash("execution", "bench")
+    if source.is_dir():
+        suffix = f"{policy}{'' if report['executed'] else '-noexec'}"
+        write_atomic(source / f"report-{suffix}.json", json.dumps(report, indent=1) + "\n")
+        write_atomic(source / f"report-{suffix}.md", markdown_table(report))
+    return report
+
+
+def evaluate(
+    source: str | Path,
+    tasks: str | Path | list[Task],
+    repos_dir: str | Path,
+    policy: str = "mlbench-legacy",
+    config: Config | None = None,
+    execute: bool = True,
+) -> dict[str, Any]:
+    """Public API: score a run directory or outputs file; ``tasks`` is a list or a task file."""
+    if not isinstance(tasks, list):
+        from ragcode.bench.dataset import load_tasks
+
+        tasks = load_tasks(tasks).tasks
+    return score(source, tasks, repos_dir, policy, config, execute)

@@ -1,0 +1,101 @@
+"""Aggregating per-sample verdicts into a report: overall and per repository, JSON and markdown.
+
+Task-level pass@1/@2/@5 follow the official rule (position of the first passing sample); the
+unbiased estimator is reported beside them. A task that failed with any infrastructure error
+(sandbox, missing repository or path, missing interpreter) counts as an infrastructure failure,
+kept apart from model failures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragcode.bench.legacy import first_success
+from ragcode.bench.passk import pass_at_k
+from ragcode.types import Verdict
+
+KS = (1, 2, 5)
+
+
+@dataclass
+class TaskScore:
+    key: str
+    id: Any
+    github_id: int
+    repo: str
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    @property
+    def passes(self) -> list[bool]:
+        return [v.passed for v in self.verdicts]
+
+    @property
+    def first(self) -> int | None:
+        return first_success(self.passes)
+
+    @property
+    def passed(self) -> bool:
+        return self.first is not None
+
+    @property
+    def infra(self) -> bool:
+        return not self.passed and any(v.infra_error for v in self.verdicts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "id": self.id, "github_id": self.github_id, "repo": self.repo,
+                "first_success": self.first, "passes": self.passes,
+                "checks": [v.checks for v in self.verdicts],
+                "infra_errors": [v.infra_error for v in self.verdicts if v.infra_error]}
+
+
+def summarize(tasks: list[TaskScore]) -> dict[str, Any]:
+    n = len(tasks)
+    out: dict[str, Any] = {"n": n}
+    for k in KS:
+        out[f"pass@{k}"] = (sum(1 for t in tasks if t.first is not None and t.first <= k) / n) if n else 0.0
+    unbiased: dict[str, float | None] = {}
+    for k in KS:
+        vals = [pass_at_k(len(t.verdicts), sum(t.passes), k) for t in tasks]
+        vals = [v for v in vals if v is not None]
+        unbiased[f"pass@{k}"] = (sum(vals) / len(vals)) if vals else None
+    out["unbiased"] = unbiased
+    out["passed"] = sum(1 for t in tasks if t.passed)
+    out["failures"] = {"model": sum(1 for t in tasks if not t.passed and not t.infra),
+                       "infra": sum(1 for t in tasks if t.infra)}
+    verdicts = [v for t in tasks for v in t.verdicts]
+    out["samples"] = {"total": len(verdicts), "passed": sum(v.passed for v in verdicts),
+                      "infra_failures": sum(1 for v in verdicts if v.infra_error),
+                      "timed_out": sum(1 for v in verdicts if v.timed_out)}
+    return out
+
+
+def build_report(tasks: list[TaskScore], meta: dict[str, Any]) -> dict[str, Any]:
+    report = dict(meta)
+    report.update(summarize(tasks))
+    repos: dict[str, list[TaskScore]] = {}
+    for t in tasks:
+        repos.setdefault(t.repo, []).append(t)
+    report["per_repo"] = {repo: summarize(ts) for repo, ts in sorted(repos.items())}
+    report["tasks"] = [t.to_dict() for t in tasks]
+    return report
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
+
+
+def markdown_table(report: dict[str, Any]) -> str:
+    head = (f"policy `{report.get('policy')}`, setting `{report.get('setting', '-')}`, "
+            f"executed: {report.get('executed')}, isolation: {report.get('isolation', '-')}\n\n")
+    lines = ["| repository | n | pass@1 | pass@2 | pass@5 | unbiased pass@1 | model failures | infra failures |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+
+    def row(name: str, s: dict[str, Any]) -> str:
+        return (f"| {name} | {s['n']} | {_pct(s['pass@1'])} | {_pct(s['pass@2'])} | {_pct(s['pass@5'])} | "
+                f"{_pct(s['unbiased']['pass@1'])} | {s['failures']['model']} | {s['failures']['infra']} |")
+
+    for repo, s in report.get("per_repo", {}).items():
+        lines.append(row(repo, s))
+    lines.append(row("**all**", report))
+    return head + "\n".join(lines) + "\n"

@@ -1,0 +1,150 @@
+"""Scoring policies by name: each turns one sample of one task into a ``Verdict``.
+
+- ``mlbench-legacy``: the official scorer (see ``ragcode.bench.legacy`` for every rule and quirk);
+- ``static``: the two text checks plus checks that need no environment (``static_checks``);
+- ``exec-strict``: the two text checks plus an execution that exits 0 (a timeout fails).
+
+With no executor (``--no-exec``) the execution step is skipped and only the text checks count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from ragcode.bench import legacy
+from ragcode.bench.repos import repo_for
+from ragcode.errors import TaskFormatError
+from ragcode.registry import Registry
+from ragcode.types import Task, Verdict
+
+if TYPE_CHECKING:
+    from ragcode.config import Config
+    from ragcode.execution import ExecResult, Executor
+
+
+@dataclass
+class ScoreContext:
+    repos_dir: Path
+    config: Config
+    executor: Executor | None = None  # None: no execution (text checks only)
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    name: str
+    executes: bool  # whether the policy runs answers (when an executor is given)
+
+    def score_sample(self, task: Task, output: str, index: int, ctx: ScoreContext) -> Verdict:
+        ...
+
+
+def task_dir(repo_dir: Path, path: str) -> Path:
+    """The task's working directory: its ``path`` (``./x/y``, ``x/y`` or empty) under the repo."""
+    rel = path[2:] if path.startswith("./") else path
+    rel = rel.strip("/") or "."
+    return repo_dir / rel
+
+
+def repo_dir_for(task: Task, repos_dir: Path) -> tuple[Path, str]:
+    try:
+        folder = repo_for(task.github_id).folder
+    except TaskFormatError:
+        folder = str(task.github_id)
+    return Path(repos_dir) / folder, folder
+
+
+def _text_checks(task: Task, output: str) -> dict[str, bool]:
+    return {"arguments": legacy.arguments_ok(output, task.arguments),
+            "type": legacy.type_ok(output, task.type)}
+
+
+def _verdict(task: Task, index: int, policy: str, checks: dict[str, bool],
+             result: ExecResult | None = None, detail: str = "") -> Verdict:
+    infra = result.infra_error if result is not None else ""
+    return Verdict(
+        task_key=task.key, sample_index=index, policy=policy,
+        passed=bool(checks) and all(checks.values()) and not infra,
+        checks=checks,
+        exit_code=result.exit_code if result is not None else None,
+        timed_out=result.timed_out if result is not None else False,
+        infra_error=infra,
+        detail=detail or (result.stderr[-500:] if result is not None and result.exit_code else ""),
+    )
+
+
+def _execute(task: Task, output: str, ctx: ScoreContext, timeout_s: float, drain: bool) -> ExecResult:
+    from ragcode.execution import ExecResult, ExecSpec
+
+    assert ctx.executor is not None
+    repo_dir, folder = repo_dir_for(task, ctx.repos_dir)
+    if not repo_dir.is_dir():
+        return ExecResult(None, False, ctx.executor.isolation(), infra_error=(
+            f"repository {folder!r} not found under {ctx.repos_dir}; run `ragcode mlbench prepare`"))
+    spec = ExecSpec(code=output, mode=legacy.run_mode(output), repo_dir=repo_dir,
+                    workdir=str(task_dir(Path("."), task.path)), timeout_s=timeout_s,
+                    repo_name=folder, drain_stdout=drain)
+    return ctx.executor.run(spec)
+
+
+class LegacyScorer:
+    name = "mlbench-legacy"
+    executes = True
+
+    def score_sample(self, task: Task, output: str, index: int, ctx: ScoreContext) -> Verdict:
+        checks = _text_checks(task, output)
+        if not all(checks.values()) or ctx.executor is None:
+            return _verdict(task, index, self.name, checks)
+        mode = legacy.run_mode(output)
+        result = _execute(task, output, ctx, legacy.legacy_timeout(task.github_id, mode), drain=False)
+        checks["executes"] = result.timed_out or result.exit_code == 0
+        return _verdict(task, index, self.name, checks, result)
+
+
+class ExecStrictScorer:
+    name = "exec-strict"
+    executes = True
+
+    def score_sample(self, task: Task, output: str, index: int, ctx: ScoreContext) -> Verdict:
+        checks = _text_checks(task, output)
+        if not all(checks.values()) or ctx.executor is None:
+            return _verdict(task, index, self.name, checks)
+        timeout = ctx.config.bench.exec_timeout_s or ctx.config.execution.timeout_s
+        result = _execute(task, output, ctx, timeout, drain=True)
+        checks["exit_0"] = (not result.timed_out) and result.exit_code == 0
+        return _verdict(task, index, self.name, checks, result)
+
+
+class StaticScorer:
+    name = "static"
+    executes = False
+
+    def score_sample(self, task: Task, output: str, index: int, ctx: ScoreContext) -> Verdict:
+        from ragcode.bench.static_checks import check_python, check_shell
+        from ragcode.execution import ExecResult
+
+        checks = _text_checks(task, output)
+        repo_dir, folder = repo_dir_for(task, ctx.repos_dir)
+        if not repo_dir.is_dir():
+            return _verdict(task, index, self.name, checks, ExecResult(None, False, "static", infra_error=(
+                f"repository {folder!r} not found under {ctx.repos_dir}; run `ragcode mlbench prepare`")))
+        where = task_dir(repo_dir, task.path)
+        if legacy.run_mode(output) == "bash":
+            res = check_shell(output, repo_dir, where)
+        else:
+            interp = ctx.config.execution.envs.get(folder) or ctx.config.execution.python
+            res = check_python(output, repo_dir, where, interp)
+        checks.update(res.checks)
+        return _verdict(task, index, self.name, checks, detail="; ".join(res.notes))
+
+
+SCORERS = Registry("scoring policy", {
+    "mlbench-legacy": "ragcode.bench.scoring:LegacyScorer",
+    "static": "ragcode.bench.scoring:StaticScorer",
+    "exec-strict": "ragcode.bench.scoring:ExecStrictScorer",
+})
+
+
+def load_scorer(name: str) -> Scorer:
+    return SCORERS.get(name)()

@@ -1,0 +1,208 @@
+"""Checks an answer can pass or fail without running it (the ``static`` policy).
+
+- the script a shell answer runs (``python x.py``, ``bash x.sh``, ``./x.sh``) exists under the
+  task's path;
+- every ``--flag`` (and ``-f``) given to a python script is one its parser accepts (argparse
+  ``add_argument`` and absl/TF ``DEFINE_*`` names, read from the script's syntax tree; argparse's
+  unique-prefix abbreviations are accepted; a script whose parser cannot be read is not judged);
+- a python answer parses and imports only modules found in the repository (task path or
+  repository root) or in the repository's interpreter.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+import json
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_SEPARATORS = {"&&", "||", ";", "|", "&"}
+_RUNNERS = {"python", "python3", "bash", "sh", "source", ".", "accelerate", "torchrun",
+            "deepspeed", "CUDA_VISIBLE_DEVICES"}
+_SHORT_FLAG = re.compile(r"^-[A-Za-z]")
+
+
+@dataclass
+class StaticResult:
+    checks: dict[str, bool] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def split_commands(text: str) -> list[list[str]]:
+    """Shell answer -> simple commands (token lists), split at ``&&``, ``;``, ``|`` and newlines."""
+    commands: list[list[str]] = []
+    for line in text.replace("\\\n", " ").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+            lexer.whitespace_split = True
+            tokens = list(lexer)
+        except ValueError:
+            tokens = line.split()
+        current: list[str] = []
+        for tok in tokens:
+            if tok in _SEPARATORS or set(tok) <= set(";&|"):
+                if current:
+                    commands.append(current)
+                current = []
+            else:
+                current.append(tok)
+        if current:
+            commands.append(current)
+    return commands
+
+
+def script_calls(text: str) -> list[tuple[str, list[str]]]:
+    """(script path, its arguments) for each ``.py``/``.sh`` script a shell answer runs."""
+    calls = []
+    for cmd in split_commands(text):
+        for i, tok in enumerate(cmd):
+            if "=" in tok and not tok.startswith("-") and i == 0:
+                continue  # VAR=value prefix
+            if tok.endswith((".py", ".sh")) and not tok.startswith("-"):
+                args = []
+                for a in cmd[i + 1:]:
+                    if a.startswith((">", "2>", "<")):
+                        break
+                    args.append(a)
+                calls.append((tok, args))
+                break
+            if tok not in _RUNNERS and not tok.startswith("-") and "=" not in tok:
+                break  # some other program
+    return calls
+
+
+@functools.lru_cache(maxsize=512)
+def _parser_flags(script: Path) -> frozenset[str] | None:
+    """Option strings a script's parser defines, or None when none can be read."""
+    try:
+        tree = ast.parse(script.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    flags: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name == "add_argument":
+            for arg in node.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("-"):
+                    flags.add(arg.value)
+        elif name.startswith("DEFINE") and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                flags.add("--" + first.value)
+                if name == "DEFINE_bool" or name == "DEFINE_boolean":
+                    flags.add("--no" + first.value)
+    if not flags:
+        return None
+    flags.update({"-h", "--help"})
+    return frozenset(flags)
+
+
+def flag_accepted(flag: str, accepted: frozenset[str]) -> bool:
+    name = flag.split("=", 1)[0]
+    if name in accepted:
+        return True
+    if name.startswith("--"):
+        matches = [a for a in accepted if a.startswith(name)]
+        if len(matches) == 1:  # argparse allow_abbrev
+            return True
+        # underscore/dash spellings are different flags to argparse; no leniency here
+        return False
+    # short options may carry their value glued on: -b16
+    return name[:2] in accepted
+
+
+def used_flags(args: list[str]) -> list[str]:
+    out = []
+    for a in args:
+        if a.startswith("--") and len(a) > 2:
+            out.append(a)
+        elif _SHORT_FLAG.match(a) and not re.match(r"^-\d", a):
+            out.append(a)
+    return out
+
+
+def check_shell(text: str, repo_dir: Path, task_dir: Path) -> StaticResult:
+    res = StaticResult()
+    calls = script_calls(text)
+    if not calls:
+        res.checks["script_exists"] = False
+        res.notes.append("no .py or .sh script is run")
+        return res
+    exists, flags_ok = True, True
+    for script, args in calls:
+        path = (task_dir / script) if not script.startswith("/") else Path(script)
+        if not path.is_file():
+            exists = False
+            res.notes.append(f"script {script} not found under {task_dir.relative_to(repo_dir) if task_dir.is_relative_to(repo_dir) else task_dir}")
+            continue
+        if path.suffix != ".py":
+            continue
+        accepted = _parser_flags(path.resolve())
+        if accepted is None:
+            res.notes.append(f"{script}: parser not readable, flags not judged")
+            continue
+        bad = [f for f in used_flags(args) if not flag_accepted(f, accepted)]
+        if bad:
+            flags_ok = False
+            res.notes.append(f"{script} does not accept {', '.join(bad)}")
+    res.checks["script_exists"] = exists
+    res.checks["flags_known"] = flags_ok
+    return res
+
+
+def _top_modules(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _in_repo(name: str, roots: list[Path]) -> bool:
+    return any((r / name).is_dir() or (r / f"{name}.py").is_file() for r in roots)
+
+
+@functools.lru_cache(maxsize=64)
+def _env_modules(interpreter: str, names: tuple[str, ...]) -> dict[str, bool]:
+    if not names:
+        return {}
+    if interpreter in ("", sys.executable):
+        return {n: importlib.util.find_spec(n) is not None for n in names}
+    code = ("import importlib.util,json,sys;print(json.dumps({n: importlib.util.find_spec(n) is not None "
+            "for n in sys.argv[1:]}))")
+    try:
+        proc = subprocess.run([interpreter, "-c", code, *names], capture_output=True, text=True, timeout=60)
+        return json.loads(proc.stdout)
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+        return {n: True for n in names}  # cannot tell: do not blame the answer
+
+
+def check_python(text: str, repo_dir: Path, task_dir: Path, interpreter: str = "") -> StaticResult:
+    res = StaticResult()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        res.checks["python_parses"] = False
+        res.notes.append(f"does not parse: line {exc.lineno}: {exc.msg}")
+        return res
+    res.checks["python_parses"] = True
+    names = sorted(n for n in _top_modules(tree) if not _in_repo(n, [task_dir, repo_dir]))
+    found = _env_modules(interpreter, tuple(names))
+    missing = [n for n in names if not found.get(n, False)]
+    res.checks["imports_resolve"] = not missing
+    if missing:
+        res.notes.append(f"imports not found in the repository or environment: {', '.join(missing)}")
+    return res

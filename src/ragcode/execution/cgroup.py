@@ -1,0 +1,90 @@
+"""A throw-away pids cgroup per answer: a hard process cap (that root cannot ignore, unlike
+RLIMIT_NPROC) and an exact list of every process the answer made, for the final sweep.
+
+Works with cgroup v1 (``/sys/fs/cgroup/pids``) or v2 (``/sys/fs/cgroup`` with the pids
+controller); where neither is writable, ``PidsCgroup.create`` returns None and the executor
+falls back to rlimits and the session/uid sweep.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+
+
+class PidsCgroup:
+    def __init__(self, path: Path):
+        self.path = path
+
+    @classmethod
+    def create(cls, max_pids: int) -> PidsCgroup | None:
+        for root in _ROOTS:
+            if not (root / "cgroup.procs").exists():
+                continue
+            if root == Path("/sys/fs/cgroup") and not _v2_has_pids(root):
+                continue
+            path = root / f"ragcode-{os.getpid()}-{secrets.token_hex(4)}"
+            try:
+                path.mkdir()
+            except OSError:
+                continue
+            try:
+                (path / "pids.max").write_text(str(max_pids))
+            except OSError:
+                with contextlib.suppress(OSError):
+                    path.rmdir()
+                continue
+            return cls(path)
+        return None
+
+    def enter(self) -> None:
+        """Move the calling process in (called in the child between fork and exec)."""
+        (self.path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(x) for x in (self.path / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    def kill_all(self, rounds: int = 50) -> int:
+        """SIGKILL every member until none is left; returns how many were hit."""
+        hit = 0
+        for _ in range(rounds):
+            members = self.pids()
+            if not members:
+                break
+            for pid in members:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+                    hit += 1
+            time.sleep(0.02)
+        return hit
+
+    def remove(self) -> None:
+        self.kill_all()
+        for _ in range(50):
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.02)
+        log.warning("could not remove cgroup %s", self.path)
+
+
+def _v2_has_pids(root: Path) -> bool:
+    try:
+        return "pids" in (root / "cgroup.subtree_control").read_text().split()
+    except OSError:
+        return False
