@@ -168,13 +168,23 @@ class ExecutionConfig(_Section):
     network: bool = False
     python: str = ""  # interpreter for python answers; empty = current one
     envs: dict[str, str] = Field(default_factory=dict)  # repo folder -> python interpreter
-    docker_images: dict[str, str] = Field(default_factory=dict)
+    docker_images: dict[str, str] = Field(default_factory=dict)  # repo folder (or "*") -> image
+    isolation: Literal["auto", "bwrap", "unshare", "none"] = "auto"
+    sandbox_uid_base: int = 200_000  # as root: answers run as a fresh uid from here (0 = off)
+    scratch_dir: str = ""  # where scratch copies go; empty = the system temp dir
+    env: dict[str, str] = Field(default_factory=dict)  # extra variables for answers
+    docker_cpus: float = 2.0
+    docker_pids: int = 512
 
 
 class BenchConfig(_Section):
     setting: Literal["none", "readme", "bm25", "ragcode", "oracle"] = "ragcode"
     policy: str = "mlbench-legacy"
     readme_chars: int = 32_000
+    # mlbench-legacy drops records whose output list is not this long, as the official
+    # scorer does (0 = score any number of samples)
+    legacy_require_n: int = 5
+    exec_timeout_s: float = 0.0  # exec-strict timeout; 0 = execution.timeout_s
 
 
 class Config(_Section):
