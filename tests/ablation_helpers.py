@@ -141,26 +141,15 @@ class _Corpus:
         return self._chunks
 
 
-class ScriptedGeneration:
-    """The scripted LLM (answers from config) scored with ML-Bench's two text checks."""
+class CountingGeneration:
+    """The default generation stage (configured LLM + named scoring policy), calls counted."""
 
     def __init__(self):
         self.calls: list[dict[str, Any]] = []
 
     def __call__(self, retrievals: Sequence[TaskRetrieval], repos: Path, config: Config,
-                 policy: str, run_dir: Path) -> list[TaskGeneration]:
-        from ragcode.generation.llm import Sampling, load_llm
+                 policy: str, run_dir: Path, execute: bool = True) -> list[TaskGeneration]:
+        from ragcode.ablation.stages import default_generation_stage
 
-        llm = load_llm(config)
-        out = []
-        for r in retrievals:
-            messages = [{"role": "user", "content": f"{r.context}\n\n{r.task.instruction}"}]
-            answers = llm.generate(messages, config.generation.n, Sampling.from_config(config.generation.llm))
-            passed = tuple(
-                all(str(v).lower() in a.lower() for v in r.task.arguments.values())
-                and (".sh " in a or ".py " in a) == (r.task.type == "Bash Script")
-                for a in answers
-            )
-            out.append(TaskGeneration(task_key=r.task.key, passed=passed))
-        self.calls.append({"config": config.hash(), "policy": policy, "run_dir": str(run_dir)})
-        return out
+        self.calls.append({"config": config.hash(), "policy": policy, "execute": execute})
+        return default_generation_stage(retrievals, repos, config, policy, run_dir, execute=execute)

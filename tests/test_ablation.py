@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from ablation_helpers import CountingRetrieval, ScriptedGeneration, make_world
+from ablation_helpers import CountingGeneration, CountingRetrieval, make_world
 
 from ragcode.ablation import grid_from_dict, load_grid, run_grid
 from ragcode.ablation.measures import TaskRetrievalScore, score_task, summarize
@@ -148,11 +148,11 @@ def test_cells_sharing_retrieval_settings_share_one_retrieval(world):
     good = "```bash\npython3 train.py --dataset citeseer --dataset pubmed --epochs 50 --task_name=MRPC \n```"
     bad = "```bash\necho hello\n```"
     spec = grid_from_dict({
-        "measure": "generation",
+        "measure": "generation", "execute": False,
         "set": {**RETRIEVAL_GRID["set"], "generation.llm.backend": "scripted", "generation.n": 2},
         "axes": {"context.budget": [120, 2000], "generation.llm.scripted_answers": [[bad, good], [bad]]},
     })
-    retrieval, generation = CountingRetrieval(), ScriptedGeneration()
+    retrieval, generation = CountingRetrieval(), CountingGeneration()
     result = run_grid(spec, tasks, repos, tmp / "g", retrieval_stage=retrieval,
                       generation_stage=generation, progress=False)
     assert len(retrieval.calls) == 2  # two budgets; the answers axis reuses retrieval
@@ -162,8 +162,11 @@ def test_cells_sharing_retrieval_settings_share_one_retrieval(world):
         good_answers = "pubmed" in row["generation.llm.scripted_answers"]
         assert row["pass@1"] == 0.0  # sample 1 is always the bad answer
         assert row["pass@2"] == (1.0 if good_answers else 0.0)
-        assert row["policy"] == "mlbench-legacy"
+        assert row["policy"] == "mlbench-legacy (no execution)"
     assert (tmp / "g" / "found_vs_pass.png").is_file()
+    runs = sorted((tmp / "g" / "runs").glob("*/samples.jsonl"))
+    assert len(runs) == 4  # one resumable run per cell, every task's answers kept
+    assert all(len(p.read_text().splitlines()) == 3 for p in runs)
 
 
 def test_killed_grid_resumes_without_redoing_finished_cells(world):
@@ -180,3 +183,32 @@ def test_killed_grid_resumes_without_redoing_finished_cells(world):
     assert len(resumed.calls) == 3
     assert dying.calls[0] not in resumed.calls
     assert result.cached == [result.rows[0]["cell"]] and len(result.computed) == 3
+
+
+# --- the default stages and the CLI ---------------------------------------------------------
+
+def test_cli_runs_a_grid_with_the_default_stages_and_reuses_indexes(world):
+    from typer.testing import CliRunner
+
+    from ragcode.cli import app
+
+    repos, _tasks, tmp = world
+    spec = tmp / "spec.yaml"
+    spec.write_text(json.dumps({
+        "name": "cli", "set": {"embedder.enabled": False, "retrieval.mode": "bm25"},
+        "cells": [{"name": "md", "set": {"chunking.cli.enabled": False}},
+                  {"name": "md+cli", "set": {"chunking.cli.enabled": True}},
+                  {"name": "md+cli-2k", "set": {"chunking.cli.enabled": True, "context.budget": 2000}}],
+    }))
+    args = ["ablate", str(spec), "--tasks", str(tmp / "tasks.jsonl"), "--repos", str(repos),
+            "--out", str(tmp / "out"), "--index-root", str(tmp / "idx"), "--json"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.output)
+    assert [r["cell"] for r in data["rows"]] == ["md", "md+cli", "md+cli-2k"]
+    assert all(r["n_tasks"] == 3 for r in data["rows"])
+    # two chunking settings -> two indexes per repository, shared by the cells that agree
+    assert len(list((tmp / "idx").iterdir())) == 4
+    second = json.loads(CliRunner().invoke(app, args).output)
+    assert second["computed"] == [] and second["cached"] == ["md", "md+cli", "md+cli-2k"]
+    assert second["rows"] == data["rows"]

@@ -13,6 +13,7 @@ A spec is a YAML file::
     measure: retrieval             # retrieval | generation
     ks: [1, 5, 10, 20]             # cut-offs for recall/precision/nDCG
     policy: mlbench-legacy         # scoring policy (generation only)
+    execute: true                  # run answers in the sandbox (false: the policy's text checks only)
     primary: found_rate            # metric that picks the best cell
 
 Each cell resolves to one validated ``Config``; unknown fields fail at load time, before any work.
@@ -35,7 +36,7 @@ from ragcode.errors import ConfigError
 
 MEASURES = ("retrieval", "generation")
 _SPEC_KEYS = {"name", "base", "set", "axes", "cells", "measure", "ks", "policy", "primary",
-              "description"}
+              "description", "execute"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class GridSpec:
     cells: list[dict[str, Any]] = field(default_factory=list)  # {"name": str, "set": {...}}
     ks: tuple[int, ...] = (1, 5, 10, 20)
     policy: str = "mlbench-legacy"
+    execute: bool = True
     primary: str = ""
     description: str = ""
     source: str = ""  # where the spec was read from, for messages
@@ -71,8 +73,10 @@ class GridSpec:
 
     def measure_key(self) -> str:
         """Hash of the measuring settings; part of every cell's cache key."""
+        generation = self.measure == "generation"
         return _digest({"measure": self.measure, "ks": list(self.ks),
-                        "policy": self.policy if self.measure == "generation" else ""})
+                        "policy": self.policy if generation else "",
+                        "execute": self.execute if generation else None})
 
     def varied_keys(self) -> list[str]:
         keys = list(self.axes)
@@ -186,6 +190,7 @@ def grid_from_dict(data: dict[str, Any], source: str = "<dict>", root: Path | No
         cells=cells,
         ks=tuple(sorted(set(ks))),
         policy=str(data.get("policy") or "mlbench-legacy"),
+        execute=bool(data.get("execute", True)),
         primary=str(data.get("primary") or ""),
         description=str(data.get("description") or ""),
         source=source,

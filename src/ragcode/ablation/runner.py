@@ -142,8 +142,9 @@ def _run_cell(
                           ranked_ids=tuple(r["ranked_ids"]), context_ids=tuple(r["context_ids"]))
             for r in record["tasks"]
         ]
-        generations = generation_stage(retrievals, repos, cell.config, spec.policy, store.run_dir(ckey))
-        row["policy"] = spec.policy
+        generations = generation_stage(retrievals, repos, cell.config, spec.policy,
+                                       store.run_dir(ckey), execute=spec.execute)
+        row["policy"] = spec.policy if spec.execute else f"{spec.policy} (no execution)"
         row.update(pass_at_k(generations, len(tasks)))
     row["retrieval_cached"] = retrieval_cached
     row["seconds"] = round(time.perf_counter() - t0, 2)

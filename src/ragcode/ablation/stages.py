@@ -62,6 +62,7 @@ class GenerationStage(Protocol):
         config: Config,
         policy: str,
         run_dir: Path,
+        execute: bool = True,
     ) -> list[TaskGeneration]: ...
 
 
@@ -73,9 +74,10 @@ def default_retrieval_stage(tasks: Sequence[Task], repos: Path, config: Config) 
 
 
 def default_generation_stage(
-    retrievals: Sequence[TaskRetrieval], repos: Path, config: Config, policy: str, run_dir: Path
+    retrievals: Sequence[TaskRetrieval], repos: Path, config: Config, policy: str, run_dir: Path,
+    execute: bool = True,
 ) -> list[TaskGeneration]:
-    """ragcode's own generation and scoring (``ragcode.generation`` + ``ragcode.bench``)."""
+    """ragcode's own generation and scoring (``ragcode.generation`` + ``ragcode.bench.scoring``)."""
     from ragcode.ablation import adapters
 
-    return adapters.bench_generation(retrievals, repos, config, policy, run_dir)
+    return adapters.bench_generation(retrievals, repos, config, policy, run_dir, execute=execute)

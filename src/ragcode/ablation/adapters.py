@@ -1,0 +1,132 @@
+"""The default stages of a grid, built from ragcode's own index, retrieval and bench parts.
+
+Retrieval: each repository is indexed once per chunking + embedder setting, under the name
+``<folder>-<Config.section_hash("chunking", "embedder")[:12]>`` in ``config.index.root``, so cells
+that share those settings share the index (and, through the embedding cache, cells that share an
+embedder share vectors). Per task it records the ranked hits (``retrieval.k`` of them) and the
+packed context, exactly what ``ragcode.retrieval.search`` gives a prompt.
+
+The oracle measure's ``attainable`` (the best coverage of any single file) is computed over the
+files the walker accepts with *default* walk settings, the same for every cell, so cells are
+compared against one yardstick.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from ragcode.ablation.stages import RetrievalBatch, TaskGeneration, TaskRetrieval
+from ragcode.config import Config
+from ragcode.errors import RagcodeError
+from ragcode.types import Task
+
+log = logging.getLogger(__name__)
+
+
+def index_name(folder: str, config: Config) -> str:
+    return f"{folder}-{config.section_hash('chunking', 'embedder')[:12]}"
+
+
+@lru_cache(maxsize=4)
+def _repo_oracle(repo_dir: str):
+    from ragcode.bench.oracle_measure import RepoOracle
+    from ragcode.chunking.walk import walk_repo
+
+    return RepoOracle(f.text for f in walk_repo(repo_dir).files)
+
+
+def repo_dir_for(repos: Path, github_id: int) -> Path:
+    from ragcode.bench.repos import repo_for
+
+    folder = repos / repo_for(github_id).folder
+    if not folder.is_dir():
+        raise RagcodeError(f"repository {folder} is missing (github_id {github_id}); check out "
+                           "the ML-Bench repositories under --repos with their folder names")
+    return folder
+
+
+def bench_retrieval(tasks: Sequence[Task], repos: Path, config: Config) -> RetrievalBatch:
+    from ragcode.index.build import index_repo
+    from ragcode.retrieval.search import searcher_for
+
+    by_repo: dict[int, list[Task]] = {}
+    for task in tasks:
+        by_repo.setdefault(task.github_id, []).append(task)
+    results: list[TaskRetrieval] = []
+    pools = {}
+    for github_id, repo_tasks in by_repo.items():
+        folder = repo_dir_for(repos, github_id)
+        index = index_repo(folder, config, name=index_name(folder.name, config), progress=False)
+        searcher = searcher_for(index, config)
+        pools[github_id] = list(index.chunks().values())
+        oracle = _repo_oracle(str(folder))
+        for task in repo_tasks:
+            hits = searcher.search(task.instruction, config.retrieval.k)
+            ctx = searcher.context(task.instruction)
+            score = oracle.score(task.oracle, ctx.text)
+            results.append(TaskRetrieval(
+                task=task, context=ctx.text, ranked_ids=tuple(h.chunk.id for h in hits),
+                context_ids=ctx.chunk_ids, attainable=score.attainable,
+                normalized_coverage=score.normalized))
+        log.info("retrieved %d task(s) of %s", len(repo_tasks), folder.name)
+    return RetrievalBatch(results=results, pools=pools)
+
+
+def bench_generation(
+    retrievals: Sequence[TaskRetrieval],
+    repos: Path,
+    config: Config,
+    policy: str,
+    run_dir: Path,
+    execute: bool = True,
+) -> list[TaskGeneration]:
+    """Generate ``generation.n`` answers per task from its stored context and score each one.
+
+    Answers come from ``ragcode.generation.generate_candidates`` (the configured model and
+    template); the parsed code of each is scored by the named policy (``ragcode.bench.scoring``),
+    run by the configured executor unless ``execute`` is false (text checks only). Every finished
+    task is appended to ``run_dir/samples.jsonl``, so a killed cell resumes where it stopped.
+    """
+    from ragcode.bench.jsonl import append_line, read_lines, repair_tail
+    from ragcode.bench.scoring import ScoreContext, load_scorer
+    from ragcode.generation.generate import generate_candidates
+    from ragcode.generation.llm import Sampling, load_llm
+    from ragcode.types import Context
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    samples = run_dir / "samples.jsonl"
+    repair_tail(samples)
+    done = {rec["task_key"]: rec for rec in read_lines(samples)}
+    scorer = load_scorer(policy)
+    executor = None
+    if execute and scorer.executes:
+        from ragcode.execution import load_executor
+
+        executor = load_executor(config.execution)
+    score_ctx = ScoreContext(repos_dir=repos, config=config, executor=executor)
+    gen = config.generation
+    llm = None
+    out: list[TaskGeneration] = []
+    for r in retrievals:
+        rec = done.get(r.task.key)
+        if rec is None:
+            llm = llm or load_llm(config)
+            context = Context(text=r.context, chunk_ids=r.context_ids, budget=config.context.budget,
+                              unit=config.context.unit, query=r.task.instruction)
+            candidates = generate_candidates(
+                r.task.instruction, context, llm, n=gen.n, template=gen.template,
+                sampling=Sampling.from_config(gen.llm), context_tokens=gen.context_tokens)
+            verdicts = [scorer.score_sample(r.task, c.code, c.sample_index, score_ctx)
+                        for c in candidates]
+            rec = {"task_key": r.task.key, "github_id": r.task.github_id, "id": r.task.id,
+                   "output": [c.code for c in candidates], "policy": policy,
+                   "passed": [v.passed for v in verdicts],
+                   "infra_errors": sum(1 for v in verdicts if v.infra_error),
+                   "model": candidates[0].metadata.get("model") if candidates else ""}
+            append_line(samples, rec)
+        out.append(TaskGeneration(task_key=rec["task_key"], passed=tuple(rec["passed"]),
+                                  infra_errors=int(rec["infra_errors"])))
+    return out
