@@ -87,6 +87,8 @@ class EmbedderConfig(_Section):
     max_seq_length: int = 256
     normalize: bool = True
     device: str = "cpu"
+    # false: store chunks only, no dense vectors (BM25-only indexes; no model is loaded)
+    enabled: bool = True
     # chunk kinds that get dense vectors; empty = all kinds (BM25 always sees every chunk)
     kinds: list[str] = Field(default_factory=list)
 

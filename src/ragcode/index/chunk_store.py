@@ -1,0 +1,135 @@
+"""The SQLite chunk store: chunks with stable int64 ids (the FAISS ids), and indexed files."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ragcode.types import Chunk
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    chunk_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    symbol TEXT NOT NULL,
+    header TEXT NOT NULL,
+    language TEXT NOT NULL,
+    text TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    has_vector INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    sha256 TEXT NOT NULL,
+    kind TEXT NOT NULL
+);
+"""
+
+_COLUMNS = "id, path, kind, text, start_line, end_line, symbol, header, language, metadata"
+
+
+def _row_to_chunk(row: tuple) -> tuple[int, Chunk]:
+    cid, path, kind, text, start, end, symbol, header, language, meta = row
+    return cid, Chunk(path=path, kind=kind, text=text, start_line=start, end_line=end,
+                      symbol=symbol, header=header, language=language, metadata=json.loads(meta))
+
+
+class ChunkStore:
+    """One SQLite file. Writers use ``with store.transaction():``; readers open ``readonly``."""
+
+    def __init__(self, path: str | Path, readonly: bool = False):
+        self.path = Path(path)
+        if readonly:
+            uri = f"file:{self.path}?mode=ro"
+            self.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        else:
+            self.db = sqlite3.connect(str(self.path), check_same_thread=False)
+            self.db.executescript(_SCHEMA)
+
+    def copy_to(self, dest: str | Path) -> ChunkStore:
+        """A writable copy (SQLite online backup) at ``dest``."""
+        target = sqlite3.connect(str(dest))
+        with target:
+            self.db.backup(target)
+        target.close()
+        return ChunkStore(dest)
+
+    def transaction(self) -> sqlite3.Connection:
+        return self.db  # ``with conn:`` commits on success and rolls back on error
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- files ---------------------------------------------------------------------------
+    def files(self) -> dict[str, tuple[str, str]]:
+        """path -> (sha256, kind)."""
+        return {p: (h, k) for p, h, k in self.db.execute("SELECT path, sha256, kind FROM files")}
+
+    def put_file(self, path: str, sha256: str, kind: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?)", (path, sha256, kind))
+
+    def delete_file(self, path: str) -> list[int]:
+        """Remove a file and its chunks; returns the removed chunk ids."""
+        ids = [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE path=?", (path,))]
+        self.db.execute("DELETE FROM chunks WHERE path=?", (path,))
+        self.db.execute("DELETE FROM files WHERE path=?", (path,))
+        return ids
+
+    # --- chunks --------------------------------------------------------------------------
+    def add_chunks(self, chunks: Iterable[Chunk]) -> list[int]:
+        ids = []
+        for c in chunks:
+            cur = self.db.execute(
+                "INSERT INTO chunks (chunk_id, path, kind, start_line, end_line, symbol, header,"
+                " language, text, metadata, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (c.id, c.path, c.kind, c.start_line, c.end_line, c.symbol, c.header, c.language,
+                 c.text, json.dumps(c.metadata, sort_keys=True, default=str), c.content_hash),
+            )
+            ids.append(int(cur.lastrowid))
+        return ids
+
+    def set_metadata(self, cid: int, metadata: dict) -> None:
+        self.db.execute("UPDATE chunks SET metadata=? WHERE id=?",
+                        (json.dumps(metadata, sort_keys=True, default=str), cid))
+
+    def set_has_vector(self, ids: Iterable[int], value: bool) -> None:
+        self.db.executemany("UPDATE chunks SET has_vector=? WHERE id=?",
+                            [(int(value), int(i)) for i in ids])
+
+    def iter_chunks(self) -> Iterator[tuple[int, Chunk]]:
+        for row in self.db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY id"):
+            yield _row_to_chunk(row)
+
+    def get(self, ids: Iterable[int]) -> dict[int, Chunk]:
+        wanted = [int(i) for i in ids]
+        out: dict[int, Chunk] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            marks = ",".join("?" * len(part))
+            for row in self.db.execute(f"SELECT {_COLUMNS} FROM chunks WHERE id IN ({marks})", part):
+                cid, chunk = _row_to_chunk(row)
+                out[cid] = chunk
+        return out
+
+    def kinds_by_id(self) -> dict[int, str]:
+        return dict(self.db.execute("SELECT id, kind FROM chunks"))
+
+    def vector_ids(self) -> set[int]:
+        return {r[0] for r in self.db.execute("SELECT id FROM chunks WHERE has_vector=1")}
+
+    def count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def count_vectors(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM chunks WHERE has_vector=1").fetchone()[0]
+
+    def counts_by_kind(self) -> dict[str, int]:
+        return dict(self.db.execute("SELECT kind, COUNT(*) FROM chunks GROUP BY kind ORDER BY kind"))

@@ -1,0 +1,168 @@
+"""Open an index: ``load_index(name_or_path, config=None) -> Index``.
+
+``Index`` is what retrieval reads: the chunks with their int ids, the dense vectors and the
+embedder the vectors were made with. Opening checks the format version, the embedder and that
+the chunk store and FAISS agree; anything else raises ``IndexStateError`` saying how to rebuild.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from ragcode.config import Config, EmbedderConfig
+from ragcode.errors import IndexStateError
+from ragcode.index.chunk_store import ChunkStore
+from ragcode.index.manifest import read_manifest, rebuild_hint
+from ragcode.index.vectors import VectorIndex
+from ragcode.types import Chunk
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from ragcode.embedding import Embedder
+
+
+def resolve_index_dir(name_or_path: str | Path, config: Config | None = None) -> Path:
+    """A folder holding ``manifest.json`` is used as given; otherwise ``<index.root>/<name>``."""
+    path = Path(name_or_path).expanduser()
+    if (path / "manifest.json").exists() or path.is_absolute() or len(path.parts) > 1:
+        return path
+    root = Path((config or Config()).index.root).expanduser()
+    return root / str(name_or_path)
+
+
+def check_embedder(index_dir: Path, manifest: dict[str, Any], cfg: EmbedderConfig) -> None:
+    """Refuse an index whose vectors came from another embedder than ``cfg`` names."""
+    from ragcode.embedding import embedder_key
+
+    built = manifest["embedder"]["name"]
+    wanted = embedder_key(cfg)
+    if built != wanted:
+        raise IndexStateError(
+            f"index at {index_dir} was built with embedder {built!r}, but the config asks for "
+            f"{wanted!r}; vectors from different embedders cannot be mixed. Either use the "
+            f"embedder it was built with, or {rebuild_hint(index_dir, manifest.get('repo'))}.")
+
+
+class Index:
+    """A built index, opened read-only.
+
+    - ``name``, ``dir`` (the index folder), ``root`` (the repository it was built from),
+      ``manifest`` (dict), ``config`` (the resolved ``Config`` it was built with, or the one given).
+    - ``chunks() -> dict[int, Chunk]``: every chunk by int id, in id order (loaded once).
+    - ``get(ids) -> list[Chunk]``: those chunks, in the order given.
+    - ``search_vectors(query_vec, k, allowed_ids=None) -> list[(id, score)]``: cosine top-k.
+    - ``embedder``: the embedder the vectors were made with (loaded on first use); embed a
+      query with ``index.embedder.embed_query([text])[0]``.
+    - ``chunk_count``, ``vector_count``, ``vector_ids()``.
+    """
+
+    def __init__(self, index_dir: Path, manifest: dict[str, Any], config: Config):
+        self.dir = index_dir
+        self.manifest = manifest
+        self.config = config
+        self.name: str = manifest.get("name", index_dir.name)
+        self.root = Path(manifest.get("repo", ""))
+        self.summary: Any = None  # set by index_repo to the build's IndexSummary
+        self._store = ChunkStore(index_dir / manifest["chunk_store"], readonly=True)
+        vec_file = manifest.get("vectors")
+        self._vectors = VectorIndex.read(index_dir / vec_file) if vec_file else None
+        self._chunks: dict[int, Chunk] | None = None
+        self._embedder: Embedder | None = None
+        self._lock = threading.Lock()
+        self._verify()
+
+    def _verify(self) -> None:
+        hint = rebuild_hint(self.dir, self.manifest.get("repo"))
+        try:
+            n_chunks = self._store.count()
+            n_flagged = self._store.count_vectors()
+        except Exception as exc:  # noqa: BLE001 - any sqlite failure means a broken store
+            raise IndexStateError(
+                f"index at {self.dir} is corrupt: chunk store unreadable ({exc}); {hint}") from None
+        counts = self.manifest["counts"]
+        n_vectors = self._vectors.ntotal if self._vectors else 0
+        if n_chunks != counts.get("chunks") or n_vectors != n_flagged \
+                or n_vectors != counts.get("vectors"):
+            raise IndexStateError(
+                f"index at {self.dir} is corrupt: manifest says {counts.get('chunks')} chunks / "
+                f"{counts.get('vectors')} vectors, chunk store has {n_chunks} chunks "
+                f"({n_flagged} with vectors), FAISS has {n_vectors} vectors; {hint}")
+        dim = self.manifest["embedder"].get("dim")
+        if self._vectors is not None and dim is not None and self._vectors.dim != dim:
+            raise IndexStateError(
+                f"index at {self.dir} is corrupt: FAISS dim {self._vectors.dim} != manifest dim "
+                f"{dim}; {hint}")
+
+    @property
+    def chunk_count(self) -> int:
+        return int(self.manifest["counts"]["chunks"])
+
+    @property
+    def vector_count(self) -> int:
+        return self._vectors.ntotal if self._vectors else 0
+
+    def chunks(self) -> dict[int, Chunk]:
+        with self._lock:
+            if self._chunks is None:
+                self._chunks = dict(self._store.iter_chunks())
+            return self._chunks
+
+    def get(self, ids: Iterable[int]) -> list[Chunk]:
+        ids = [int(i) for i in ids]
+        table = self.chunks()
+        missing = [i for i in ids if i not in table]
+        if missing:
+            raise IndexStateError(f"index {self.name!r} has no chunks with ids {missing[:10]}")
+        return [table[i] for i in ids]
+
+    def vector_ids(self) -> set[int]:
+        return self._vectors.ids() if self._vectors else set()
+
+    def search_vectors(
+        self, query_vec: np.ndarray, k: int, allowed_ids: Iterable[int] | None = None
+    ) -> list[tuple[int, float]]:
+        if self._vectors is None:
+            raise IndexStateError(
+                f"index {self.name!r} has no dense vectors (built with embedder.enabled=false or "
+                "embedder.kinds matching no chunk); use retrieval.mode=bm25 or re-index with "
+                "embedding enabled.")
+        return self._vectors.search(query_vec, k, allowed_ids)
+
+    @property
+    def embedder(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                from ragcode.embedding import load_embedder
+
+                self._embedder = load_embedder(EmbedderConfig(**self.manifest["embedder"]["config"]))
+            return self._embedder
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __repr__(self) -> str:
+        return (f"Index(name={self.name!r}, chunks={self.chunk_count}, vectors={self.vector_count}, "
+                f"embedder={self.manifest['embedder']['name']!r})")
+
+
+def load_index(name_or_path: str | Path, config: Config | None = None) -> Index:
+    """Open the index named ``name_or_path`` (under ``config.index.root``) or at that folder.
+
+    With ``config``, its embedder must be the one the index was built with. Without, the config
+    recorded in the manifest is used.
+    """
+    if isinstance(name_or_path, Index):
+        return name_or_path
+    index_dir = resolve_index_dir(name_or_path, config)
+    manifest = read_manifest(index_dir)
+    if config is not None:
+        check_embedder(index_dir, manifest, config.embedder)
+    else:
+        try:
+            config = Config.model_validate(manifest.get("config", {}))
+        except Exception:  # noqa: BLE001 - an older config layout: fall back to defaults
+            config = Config()
+    return Index(index_dir, manifest, config)
