@@ -1,9 +1,117 @@
-"""`ragcode mlbench run` command(s)."""
+"""`ragcode mlbench prepare | run | score`: a thin skin over ``ragcode.bench``."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Optional
+
 import typer
+
+from ragcode.cli import common
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's command(s) to `app`."""
+    app.command("prepare")(prepare)
+    app.command("run")(run)
+    app.command("score")(score)
+
+
+@common.handle_errors
+def prepare(
+    repos: Path = typer.Option(..., "--repos", help="Folder that holds (or will hold) the 14 checkouts."),
+    no_clone: bool = typer.Option(False, "--no-clone", help="Only verify what is there."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Clone the ML-Bench repositories at their pinned commits, or verify existing checkouts."""
+    from ragcode.bench.prepare import prepare_repos
+
+    statuses = prepare_repos(repos, clone=not no_clone)
+    missing = [s for s in statuses if not s.ok]
+    if as_json:
+        common.console.print_json(json.dumps([
+            {"github_id": s.repo.github_id, "folder": s.repo.folder, "commit": s.repo.commit,
+             "state": s.state, "detail": s.detail} for s in statuses]))
+    else:
+        for s in statuses:
+            mark = f"[green]{s.state}[/]" if s.ok else f"[red]{s.state}[/]"
+            common.console.print(f"{s.repo.github_id:>2} {s.repo.folder:<28} {mark} {s.detail}", highlight=False)
+        if missing:
+            common.console.print(f"\n{len(missing)} repositories need placing by hand:", highlight=False)
+            for s in missing:
+                common.console.print("  " + s.manual_steps(Path(repos)), highlight=False, soft_wrap=True)
+    if missing:
+        raise typer.Exit(code=1)
+
+
+@common.handle_errors
+def run(
+    tasks: str = typer.Option(..., "--tasks", help="Task file (.jsonl/.parquet) or hub id."),
+    repos: Path = typer.Option(..., "--repos", help="Folder with the repository checkouts."),
+    out: Path = typer.Option(..., "--out", help="Run directory (created; resumed if it exists)."),
+    setting: Optional[str] = typer.Option(None, "--setting", help="none | readme | bm25 | ragcode | oracle"),
+    llm: Optional[str] = typer.Option(None, "--llm", help="LLM backend (scripted, openai, llamacpp, transformers)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name or path for the backend."),
+    n: Optional[int] = typer.Option(None, "-n", help="Samples per task (ML-Bench: 5)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N tasks."),
+    split: str = typer.Option("full", "--split", help="Hub split when --tasks is a hub id."),
+    config: Optional[Path] = common.ConfigOption,
+    set_: Optional[list[str]] = common.SetOption,
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+) -> None:
+    """Generate answers for ML-Bench tasks into RUN/ (samples.jsonl, outputs.jsonl, run.json)."""
+    from ragcode.bench.dataset import load_tasks
+    from ragcode.bench.runner import run_bench
+
+    overrides = list(set_ or [])
+    for key, value in (("bench.setting", setting), ("generation.llm.backend", llm),
+                       ("generation.llm.model", model), ("generation.n", n)):
+        if value is not None:
+            overrides.append(f"{key}={value}")
+    cfg = common.config_from(config, overrides)
+    loaded = load_tasks(tasks, split=split)
+    if loaded.skipped and not quiet:
+        common.err_console.print(f"skipped {len(loaded.skipped)} malformed task(s)")
+    done_now: list[str] = []
+
+    def on_task(key: str) -> None:
+        done_now.append(key)
+        if not quiet:
+            common.err_console.print(f"done {key}", highlight=False)
+
+    summary = run_bench(loaded.tasks, repos, out, cfg, limit=limit, on_task=on_task)
+    common.console.print(
+        f"{summary.total} tasks: {summary.done_before} already done, {summary.generated} generated "
+        f"-> {out}/samples.jsonl, {out}/outputs.jsonl", highlight=False)
+
+
+@common.handle_errors
+def score(
+    source: Path = typer.Argument(..., help="A run directory or an ML-Bench outputs .jsonl file."),
+    tasks: str = typer.Option(..., "--tasks", help="Task file (.jsonl/.parquet) or hub id."),
+    repos: Path = typer.Option(..., "--repos", help="Folder with the repository checkouts."),
+    policy: Optional[str] = typer.Option(None, "--policy", help="mlbench-legacy | static | exec-strict"),
+    no_exec: bool = typer.Option(False, "--no-exec", help="Apply only the text checks; run nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    split: str = typer.Option("full", "--split"),
+    config: Optional[Path] = common.ConfigOption,
+    set_: Optional[list[str]] = common.SetOption,
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+) -> None:
+    """Score samples under a named policy: pass@1/2/5 overall and per repository."""
+    from ragcode.bench.dataset import load_tasks
+    from ragcode.bench.evaluate import score as score_source
+    from ragcode.bench.report import markdown_table
+
+    cfg = common.config_from(config, set_)
+    policy = policy or cfg.bench.policy
+    loaded = load_tasks(tasks, split=split)
+    report = score_source(source, loaded.tasks, repos, policy, cfg, execute=not no_exec,
+                          progress=not (quiet or as_json))
+    if as_json:
+        slim = {k: v for k, v in report.items() if k != "tasks"}
+        typer.echo(json.dumps(slim))
+    else:
+        typer.echo(markdown_table(report))
+        if report.get("note"):
+            common.err_console.print(report["note"], highlight=False)

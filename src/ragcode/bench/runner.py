@@ -1,0 +1,162 @@
+"""``ragcode mlbench run``: generate answers for ML-Bench tasks into a resumable run directory.
+
+``RUN/`` holds:
+- ``run.json``: the resolved config (and its hash), setting, backend, model, n, ragcode version;
+- ``samples.jsonl``: one line per finished task (candidates with their metadata, the context's
+  size and chunk ids), appended atomically (write + flush + fsync);
+- ``outputs.jsonl``: the same answers in ML-Bench's own format ``{"id", "github_id", "output"}``,
+  rewritten from ``samples.jsonl`` on every start so the two never disagree.
+
+A restart with the same config does only the tasks missing from ``samples.jsonl`` (a torn last
+line from a kill is cut off first); a different config is refused with ``RunConfigMismatchError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ragcode.bench.jsonl import append_line, read_lines, repair_tail, write_atomic
+from ragcode.bench.settings import ContextBuilder
+from ragcode.config import Config
+from ragcode.errors import RunConfigMismatchError
+from ragcode.types import Candidate, Context, Task
+
+log = logging.getLogger(__name__)
+
+GenerateFn = Callable[[Task, "Context | None"], list[Candidate]]
+
+
+@dataclass
+class RunSummary:
+    out: str
+    total: int
+    done_before: int
+    generated: int = 0
+    keys: list[str] = field(default_factory=list)
+
+
+def _run_identity(config: Config) -> dict[str, Any]:
+    from ragcode import __version__
+
+    gen = config.generation
+    return {"config_hash": config.hash(), "setting": config.bench.setting, "llm": gen.llm.backend,
+            "model": gen.llm.model, "n": gen.n, "ragcode_version": __version__}
+
+
+def _check_or_write_run_json(out: Path, config: Config) -> None:
+    ident = _run_identity(config)
+    path = out / "run.json"
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old.get("config_hash") != ident["config_hash"]:
+            old_cfg = old.get("config", {})
+            new_cfg = config.to_dict()
+            diffs = _diff(old_cfg, new_cfg)
+            shown = "; ".join(diffs[:6]) + (" ..." if len(diffs) > 6 else "")
+            raise RunConfigMismatchError(
+                f"{out} was started with config {old.get('config_hash')} and this run resolves to "
+                f"{ident['config_hash']} ({shown or 'settings differ'}); rerun with the original "
+                "settings to resume, or pass a new --out directory")
+        return
+    data = dict(ident, config=config.to_dict(), created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    write_atomic(path, json.dumps(data, indent=1) + "\n")
+
+
+def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k == "index":
+                continue
+            out += _diff(a.get(k), b.get(k), f"{prefix}{k}.")
+        return out
+    return [] if a == b else [f"{prefix.rstrip('.')}: {a!r} -> {b!r}"]
+
+
+def default_generate_fn(config: Config, llm: Any = None) -> GenerateFn:
+    from ragcode.generation.generate import generate_candidates
+    from ragcode.generation.llm import Sampling, load_llm
+
+    model = llm or load_llm(config)
+    gen = config.generation
+
+    def generate(task: Task, context: Context | None) -> list[Candidate]:
+        return generate_candidates(task.instruction, context, model, n=gen.n, template=gen.template,
+                                   sampling=Sampling.from_config(gen.llm),
+                                   context_tokens=gen.context_tokens)
+
+    return generate
+
+
+def _sample_record(task: Task, setting: str, context: Context | None, cands: list[Candidate],
+                   seconds: float) -> dict[str, Any]:
+    ctx_text = context.text if context is not None else ""
+    return {
+        "id": task.id, "github_id": task.github_id, "key": task.key, "setting": setting,
+        "output": [c.code for c in cands],
+        "candidates": [{"text": c.text, "code": c.code, "answer_type": c.answer_type,
+                        "sample_index": c.sample_index, "metadata": c.metadata} for c in cands],
+        "context": {"chars": len(ctx_text), "chunk_ids": list(context.chunk_ids) if context else [],
+                    "sha256": hashlib.sha256(ctx_text.encode()).hexdigest()},
+        "seconds": round(seconds, 3),
+    }
+
+
+def _outputs_line(rec: dict[str, Any]) -> dict[str, Any]:
+    return {"id": rec["id"], "github_id": rec["github_id"], "output": rec["output"]}
+
+
+def run_bench(
+    tasks: list[Task],
+    repos_dir: str | Path,
+    out: str | Path,
+    config: Config,
+    limit: int | None = None,
+    generate_fn: GenerateFn | None = None,
+    on_task: Callable[[str], None] | None = None,
+) -> RunSummary:
+    """Generate ``config.generation.n`` answers for each task not yet in ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_or_write_run_json(out, config)
+    samples_path, outputs_path = out / "samples.jsonl", out / "outputs.jsonl"
+    repair_tail(samples_path)
+    finished = read_lines(samples_path)
+    done = {r.get("key") for r in finished}
+    write_atomic(outputs_path, "".join(json.dumps(_outputs_line(r), ensure_ascii=False) + "\n"
+                                       for r in finished if "output" in r))
+    todo: list[Task] = []
+    seen: set[str] = set()
+    for t in tasks:
+        if t.key not in seen:
+            seen.add(t.key)
+            todo.append(t)
+    if limit is not None:
+        todo = todo[:limit]
+    summary = RunSummary(out=str(out), total=len(todo), done_before=sum(1 for t in todo if t.key in done))
+    pending = [t for t in todo if t.key not in done]
+    if not pending:
+        return summary
+    generate = generate_fn or default_generate_fn(config)
+    builder = ContextBuilder(config.bench.setting, repos_dir, config)
+    try:
+        for task in pending:
+            start = time.perf_counter()
+            context = builder.build(task)
+            cands = generate(task, context)
+            rec = _sample_record(task, config.bench.setting, context, cands, time.perf_counter() - start)
+            append_line(samples_path, rec)
+            append_line(outputs_path, _outputs_line(rec))
+            summary.generated += 1
+            summary.keys.append(task.key)
+            if on_task is not None:
+                on_task(task.key)
+    finally:
+        builder.close()
+    return summary
