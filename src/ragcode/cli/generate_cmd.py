@@ -1,9 +1,82 @@
-"""`ragcode generate` command(s). Filled in by the generate stage."""
+"""`ragcode generate --index NAME "instruction"`: n candidate answers with the chunks they used
+(a skin over ``ragcode.generation.generate.generate``)."""
 
 from __future__ import annotations
 
+import json
+from contextlib import nullcontext
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Optional
+
 import typer
+
+from ragcode.cli import common
+
+
+def candidate_dict(c: Any) -> dict[str, Any]:
+    return asdict(c)
+
+
+def generate_command(
+    instruction: str = typer.Argument(..., help="What the answer should do, in plain words."),
+    index: Optional[str] = typer.Option(None, "--index", "-i",
+                                        help="Index name (under index.root) or folder; omit for no context."),
+    n: Optional[int] = typer.Option(None, "-n", "--n", min=1, help="Samples (default generation.n)."),
+    llm: Optional[str] = typer.Option(None, "--llm",
+                                      help="Backend: llamacpp, transformers, openai, scripted."),
+    model: Optional[str] = typer.Option(None, "--model", "-m",
+                                        help="Model alias, GGUF/folder path, hub id or server model name."),
+    template: Optional[str] = typer.Option(None, "--template", "-t", help="Prompt template name or file."),
+    config: Optional[Path] = common.ConfigOption,
+    set_: Optional[list[str]] = common.SetOption,
+    as_json: bool = typer.Option(False, "--json", help="Print candidates as JSON on stdout."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the answers' code."),
+) -> None:
+    """Generate candidate answers (bash command or Python script) for an instruction."""
+    common.setup_logging(quiet=True)
+    overrides = list(set_ or [])
+    for field, value in (("llm.backend", llm), ("llm.model", model), ("template", template)):
+        if value is not None:
+            overrides.append(f"generation.{field}={value}")
+    cfg = common.config_from(config, overrides)
+    from ragcode.generation.generate import generate
+
+    with common.err_console.status("generating ...", spinner="dots") if not (as_json or quiet) \
+            else nullcontext():
+        candidates = generate(instruction, index=index, n=n, config=cfg)
+    if as_json:
+        typer.echo(json.dumps([candidate_dict(c) for c in candidates], indent=1, ensure_ascii=False))
+        return
+    if quiet:
+        for c in candidates:
+            typer.echo(c.code)
+        return
+    _print(candidates)
+
+
+def _print(candidates: list[Any]) -> None:
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+
+    console = common.console
+    if candidates:
+        meta = candidates[0].metadata
+        console.print(f"[bold]model[/] {meta.get('model')}  [bold]template[/] {meta.get('template')} "
+                      f"({str(meta.get('template_sha256', ''))[:12]})  "
+                      f"[bold]prompt tokens[/] {meta.get('prompt_tokens')}  "
+                      f"[bold]seconds[/] {meta.get('seconds')}", highlight=False)
+        ids = meta.get("chunk_ids") or []
+        console.print(f"[bold]context[/] {len(ids)} chunk(s)" + (" (cut to budget)" if meta.get(
+            "context_truncated") else ""), highlight=False)
+        for cid in ids:
+            console.print(f"  {cid}", highlight=False)
+    for c in candidates:
+        lexer = "bash" if c.answer_type == "bash" else "python"
+        console.print(Panel(Syntax(c.code or "(empty)", lexer, word_wrap=True),
+                            title=f"sample {c.sample_index + 1}: {c.answer_type}", title_align="left"))
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's command(s) to `app`."""
+    """Add ``ragcode generate`` to ``app``."""
+    app.command("generate")(common.handle_errors(generate_command))

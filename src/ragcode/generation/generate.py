@@ -78,19 +78,6 @@ def generate_candidates(
     return out
 
 
-def retrieve_context(index: Any, instruction: str, config: Config) -> Context:
-    """Retrieve and pack the context for ``instruction`` through the retrieval stage."""
-    from ragcode.retrieval.packing import pack
-    from ragcode.retrieval.search import search
-
-    hits = search(index, instruction, k=config.retrieval.k, config=config)
-    lookup = getattr(index, "lookup", None)
-    ctx = config.context
-    return pack(hits, budget=ctx.budget, unit=ctx.unit, merge_adjacent=ctx.merge_adjacent,
-                pair_cli_tables=ctx.pair_cli_tables, order=ctx.order,
-                lookup=lookup if callable(lookup) else None, query=instruction)
-
-
 def generate(
     task: str | Task,
     index: Any = None,
@@ -110,10 +97,8 @@ def generate(
     gen = config.generation
     instruction = task.instruction if isinstance(task, Task) else str(task)
     if context is None and index is not None:
-        if isinstance(index, str):
-            from ragcode.api import load_index
+        from ragcode.retrieval.search import retrieve_context
 
-            index = load_index(index, config=config)
         context = retrieve_context(index, instruction, config)
     llm = llm or load_llm(config)
     return generate_candidates(

@@ -97,6 +97,8 @@ def _clean(body: str, shell: bool) -> str:
 
 
 def _from_prose(text: str) -> str:
+    if _parses(text):  # an unfenced script
+        return text.strip()
     lines = text.strip().splitlines()
     for i, line in enumerate(lines):
         if _SHELL_START.match(line) and not _parses(line.strip().lstrip("$ ")):
