@@ -43,6 +43,7 @@ class MarkdownChunkConfig(_Section):
     soft_chars: int = 1500
     hard_chars: int = 3000
     min_chars: int = 200
+    header: bool = True  # prepend "path :: heading path" for embedding
 
 
 class CodeChunkConfig(_Section):
@@ -59,7 +60,9 @@ class CliChunkConfig(_Section):
 class TextChunkConfig(_Section):
     window_lines: int = 60
     overlap_lines: int = 10
+    max_chars: int = 3000  # a window (or one long line) over this is cut further
     config_max_bytes: int = 50_000
+    text_max_bytes: int = 100_000  # plain text and shell files over this are data: skipped
     notebook_max_bytes: int = 2_000_000
 
 

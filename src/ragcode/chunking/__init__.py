@@ -10,4 +10,16 @@ Public interface (other stages use only these):
   (``python train.py --lr ...``) and the CLI table chunk of the script they call, in the
   ``metadata["cli_links"]`` of both. Cheap; re-run over all chunks after any file changes.
 - ``chunk_repo(root, cfg: ChunkingConfig) -> ChunkedRepo``: walk + chunk_file + link_cli.
+
+See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 """
+
+from ragcode.chunking.cli import extract_flags, link_cli
+from ragcode.chunking.pipeline import ChunkedRepo, chunk_file, chunk_repo, relink, skip_reason
+from ragcode.chunking.registry import CHUNKERS, Chunker, get_chunker
+from ragcode.chunking.walk import FILE_KINDS, WalkResult, file_kind, walk_repo
+
+__all__ = [
+    "CHUNKERS", "FILE_KINDS", "ChunkedRepo", "Chunker", "WalkResult", "chunk_file", "chunk_repo",
+    "extract_flags", "file_kind", "get_chunker", "link_cli", "relink", "skip_reason", "walk_repo",
+]

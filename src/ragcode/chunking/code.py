@@ -1,0 +1,339 @@
+"""Python source via tree-sitter: functions, classes, methods and module-level blocks.
+
+Split then merge (the cAST idea): every top-level definition (with its decorators and the
+comment lines directly above it) is a unit, and consecutive other statements (imports,
+constants, ``if __name__ == "__main__":``) form one unit per contiguous run. Sizes count
+non-whitespace characters. A unit over ``code.max_chars`` is split at its children: a class or
+function into its header (signature + docstring) and its body statements, recursively; a run of
+statements into packs under the limit; a single oversized statement at the lines where its inner
+statements start. Then siblings under ``code.min_chars`` are merged into a neighbour while the
+result stays under ``max_chars`` (a header goes with what follows it).
+
+Each chunk: ``symbol`` is the ancestor path (``Trainer.fit``; empty for module-level code),
+``header`` (when ``code.header``) is ``# {path} :: {enclosing signature}`` (``# {path}`` at
+module level), ``metadata["unit"]`` is ``function``/``class``/``method``/``module``/``mixed``.
+Files that do not parse (error nodes over half the lines) become line windows with
+``metadata["fallback"] = "syntax_error"``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ragcode.chunking.lines import chunk_lines
+from ragcode.config import ChunkingConfig
+from ragcode.types import Chunk, SourceFile
+
+log = logging.getLogger(__name__)
+
+_DEFS = ("function_definition", "class_definition", "decorated_definition")
+_WS = re.compile(r"\s+")
+
+
+@functools.lru_cache(maxsize=1)
+def python_parser() -> Any:
+    """A tree-sitter parser for Python (grammar from the tree-sitter-python wheel)."""
+    import tree_sitter
+    import tree_sitter_python
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language()))
+
+
+def parse_python(text: str) -> Any:
+    return python_parser().parse(text.encode("utf-8", "surrogatepass"))
+
+
+def error_line_share(root: Any, n_lines: int) -> float:
+    """Share of the file's lines covered by ERROR / missing nodes."""
+    if not root.has_error or n_lines == 0:
+        return 0.0
+    rows: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            rows.update(range(node.start_point[0], node.end_point[0] + 1))
+        elif node.has_error:
+            stack.extend(node.children)
+    return len(rows) / n_lines
+
+
+@dataclass
+class _Piece:
+    start: int  # 0-based row, inclusive
+    end: int  # 0-based row, inclusive
+    path: tuple[str, ...]
+    sig: str  # signature of the enclosing definition ("" at module level)
+    unit: str
+    header: bool = False
+    names: tuple[str, ...] = ()  # dotted paths of the definitions inside (for merged pieces)
+
+    def __post_init__(self) -> None:
+        if not self.names and self.path:
+            self.names = (".".join(self.path),)
+
+
+def _definition(node: Any) -> Any:
+    if node.type == "decorated_definition":
+        inner = node.child_by_field_name("definition")
+        return inner if inner is not None else node.named_children[-1]
+    return node
+
+
+def signature(defn: Any, src: bytes) -> str:
+    """``def f(a, b=1) -> int:`` / ``class A(B):`` on one line, whitespace collapsed."""
+    body = defn.child_by_field_name("body")
+    end = body.start_byte if body is not None else defn.end_byte
+    text = src[defn.start_byte:end].decode("utf-8", "replace").strip()
+    return _WS.sub(" ", text)
+
+
+class _CodeSplitter:
+    def __init__(self, src: bytes, lines: list[str], cfg: ChunkingConfig):
+        self.src = src
+        self.max = cfg.code.max_chars
+        self.min = cfg.code.min_chars
+        self.cum = [0]
+        for line in lines:
+            self.cum.append(self.cum[-1] + len(line) - sum(ch.isspace() for ch in line))
+
+    def size(self, start: int, end: int) -> int:
+        return self.cum[end + 1] - self.cum[start]
+
+    # -- grouping ------------------------------------------------------------------------
+    def groups(self, nodes: list[Any]) -> list[tuple[str, list[Any]]]:
+        """Definitions alone (with comments right above them); other statements in runs."""
+        out: list[tuple[str, list[Any]]] = []
+        run: list[Any] = []
+        for node in nodes:
+            if node.type in _DEFS:
+                lead: list[Any] = []
+                row = node.start_point[0]
+                while run and run[-1].type == "comment" and run[-1].end_point[0] == row - 1:
+                    lead.insert(0, run.pop())
+                    row = lead[0].start_point[0]
+                if run:
+                    out.append(("run", run))
+                    run = []
+                out.append(("def", lead + [node]))
+            elif run and node.start_point[0] == run[-1].end_point[0]:
+                run.append(node)  # same line as the previous statement
+            elif out and out[-1][0] == "def" and node.start_point[0] == out[-1][1][-1].end_point[0]:
+                out[-1][1].append(node)
+            else:
+                run.append(node)
+        if run:
+            out.append(("run", run))
+        return out
+
+    def units(self, nodes: list[Any], path: tuple[str, ...], sig: str, in_class: bool
+              ) -> list[_Piece]:
+        pieces: list[_Piece] = []
+        for what, group in self.groups(nodes):
+            start, end = group[0].start_point[0], group[-1].end_point[0]
+            if what == "def":
+                pieces.extend(self.split_def(group, path, sig, in_class))
+            elif self.size(start, end) <= self.max:
+                pieces.append(_Piece(start, end, path, sig, "module" if not path else "body"))
+            else:
+                pieces.extend(self.split_run(group, path, sig))
+        return self.merge_small(pieces)
+
+    def split_def(self, group: list[Any], path: tuple[str, ...], sig: str, in_class: bool
+                  ) -> list[_Piece]:
+        node = group[-1]
+        defn = _definition(node)
+        name_node = defn.child_by_field_name("name")
+        name = name_node.text.decode("utf-8", "replace") if name_node is not None else "?"
+        unit = "class" if defn.type == "class_definition" else ("method" if in_class else "function")
+        new_path = path + (name,)
+        start, end = group[0].start_point[0], node.end_point[0]
+        if self.size(start, end) <= self.max:
+            return [_Piece(start, end, new_path, sig, unit)]
+        body = defn.child_by_field_name("body")
+        stmts = [c for c in (body.named_children if body is not None else [])]
+        if not stmts or stmts[0].start_point[0] <= defn.start_point[0]:
+            return self.split_lines(start, end, new_path, sig, unit, [])
+        first = stmts[0]
+        if first.type == "expression_statement" and first.named_children \
+                and first.named_children[0].type == "string":
+            header_end = first.end_point[0]
+            stmts = stmts[1:]
+        else:
+            header_end = first.start_point[0] - 1
+        own_sig = signature(defn, self.src)
+        if self.size(start, header_end) > self.max:  # an enormous docstring: cut by lines
+            pieces = self.split_lines(start, header_end, new_path, sig, unit, [])
+        else:
+            pieces = [_Piece(start, header_end, new_path, sig, unit)]
+        pieces[-1].header = True
+        if stmts:
+            pieces.extend(self.units(stmts, new_path, own_sig, unit == "class"))
+        return self.merge_small(pieces)
+
+    def split_run(self, group: list[Any], path: tuple[str, ...], sig: str) -> list[_Piece]:
+        unit = "module" if not path else "body"
+        pieces: list[_Piece] = []
+        cur: list[int] | None = None
+        for node in group:
+            s, e = node.start_point[0], node.end_point[0]
+            if cur is not None and s == cur[1]:
+                cur[1] = max(cur[1], e)
+                continue
+            if self.size(s, e) > self.max:
+                if cur is not None:
+                    pieces.append(_Piece(cur[0], cur[1], path, sig, unit))
+                    cur = None
+                pieces.extend(self.split_lines(s, e, path, sig, unit, self.break_rows(node)))
+                continue
+            if cur is not None and self.size(cur[0], e) <= self.max:
+                cur[1] = e
+            else:
+                if cur is not None:
+                    pieces.append(_Piece(cur[0], cur[1], path, sig, unit))
+                cur = [s, e]
+        if cur is not None:
+            pieces.append(_Piece(cur[0], cur[1], path, sig, unit))
+        return pieces
+
+    def break_rows(self, node: Any) -> list[int]:
+        """Rows where a statement nested in ``node`` starts: the preferred cut points."""
+        rows: set[int] = set()
+        stack = list(node.named_children)
+        while stack:
+            n = stack.pop()
+            if n.type == "block" or n.type.endswith("_clause"):
+                for c in n.named_children:
+                    rows.add(c.start_point[0])
+                    stack.append(c)
+            elif n.type.endswith("_statement") or n.type in _DEFS:
+                stack.extend(n.named_children)
+        return sorted(rows)
+
+    def split_lines(self, start: int, end: int, path: tuple[str, ...], sig: str, unit: str,
+                    breaks: list[int]) -> list[_Piece]:
+        """Pack rows start..end under ``max_chars``, cutting at ``breaks`` when possible."""
+        cuts = sorted({r for r in breaks if start < r <= end})
+        segments: list[tuple[int, int]] = []
+        prev = start
+        for r in cuts:
+            segments.append((prev, r - 1))
+            prev = r
+        segments.append((prev, end))
+        fine: list[tuple[int, int]] = []
+        for a, b in segments:  # a segment alone too big: single rows
+            if self.size(a, b) > self.max:
+                fine.extend((r, r) for r in range(a, b + 1))
+            else:
+                fine.append((a, b))
+        pieces: list[_Piece] = []
+        cur: tuple[int, int] | None = None
+        for a, b in fine:
+            if cur is not None and self.size(cur[0], b) <= self.max:
+                cur = (cur[0], b)
+            else:
+                if cur is not None:
+                    pieces.append(_Piece(cur[0], cur[1], path, sig, unit))
+                cur = (a, b)
+        if cur is not None:
+            pieces.append(_Piece(cur[0], cur[1], path, sig, unit))
+        return pieces
+
+    # -- merging -------------------------------------------------------------------------
+    def merge_small(self, pieces: list[_Piece]) -> list[_Piece]:
+        out: list[_Piece] = []
+        pending: _Piece | None = None
+        for p in pieces:
+            if pending is not None:
+                if self.size(pending.start, p.end) <= self.max:
+                    p = _merge(pending, p)
+                else:
+                    out.append(pending)
+                pending = None
+            small = self.size(p.start, p.end) < self.min
+            if small and (p.header or not out):
+                pending = p
+                continue
+            if out and (small or self.size(out[-1].start, out[-1].end) < self.min) \
+                    and self.size(out[-1].start, p.end) <= self.max:
+                out[-1] = _merge(out[-1], p)
+                continue
+            out.append(p)
+        if pending is not None:
+            if out and self.size(out[-1].start, pending.end) <= self.max:
+                out[-1] = _merge(out[-1], pending)
+            else:
+                out.append(pending)
+        return out
+
+
+def _merge(a: _Piece, b: _Piece) -> _Piece:
+    n = 0
+    while n < min(len(a.path), len(b.path)) and a.path[n] == b.path[n]:
+        n += 1
+    path = a.path[:n]
+    sig = a.sig if len(a.path) <= len(b.path) else b.sig
+    unit = a.unit if a.unit == b.unit and a.path == b.path else (
+        a.unit if a.header else "mixed")
+    names = tuple(dict.fromkeys(a.names + b.names))
+    return _Piece(a.start, max(a.end, b.end), path, sig, unit, names=names or ("",))
+
+
+def chunk_python(file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:
+    lines = file.text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not any(line.strip() for line in lines):
+        return []
+    try:
+        tree = parse_python(file.text)
+    except Exception as exc:  # noqa: BLE001 - a parser crash must not stop indexing
+        log.warning("tree-sitter failed on %s (%s); using line windows", file.path, exc)
+        return _fallback(file, cfg, "parse_failure")
+    root = tree.root_node
+    if error_line_share(root, len(lines)) > 0.5:
+        return _fallback(file, cfg, "syntax_error")
+    src = file.text.encode("utf-8", "surrogatepass")
+    splitter = _CodeSplitter(src, lines, cfg)
+    pieces = splitter.units(list(root.named_children), (), "", False)
+    chunks = []
+    for p in pieces:
+        a, b = p.start, min(p.end, len(lines) - 1)
+        while a < b and not lines[a].strip():
+            a += 1
+        while b > a and not lines[b].strip():
+            b -= 1
+        text = "\n".join(lines[a:b + 1])
+        if not text.strip():
+            continue
+        header = ""
+        if cfg.code.header:
+            header = f"# {file.path} :: {p.sig}" if p.sig else f"# {file.path}"
+        chunks.append(Chunk(
+            path=file.path, kind="code", text=text, start_line=a + 1, end_line=b + 1,
+            symbol=".".join(p.path), header=header, language="python",
+            metadata={"unit": "module" if p.unit == "body" and not p.path else p.unit,
+                      "symbols": [n for n in p.names if n]},
+        ))
+    return chunks
+
+
+def _fallback(file: SourceFile, cfg: ChunkingConfig, reason: str) -> list[Chunk]:
+    from dataclasses import replace
+
+    header = f"# {file.path}" if cfg.code.header else ""
+    return [
+        replace(c, header=header, metadata={"fallback": reason})
+        for c in chunk_lines(file, cfg, kind="code", language="python")
+    ]
+
+
+class PythonChunker:
+    name = "python"
+
+    def chunk(self, file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:
+        return chunk_python(file, cfg)
