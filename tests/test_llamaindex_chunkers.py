@@ -157,3 +157,33 @@ def test_missing_extra_names_the_pip_command():
                 raise SystemExit(mod + " imported without llama_index")
         """)
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def with_chunkers(**names: str) -> ChunkingConfig:
+    cfg = ChunkingConfig()
+    cfg.chunkers = {**cfg.chunkers, **names}
+    return cfg
+
+
+def test_registry_names_select_the_llamaindex_chunkers_per_file_kind():
+    from ragcode.chunking import CHUNKERS, chunk_file, get_chunker
+
+    assert {"llamaindex-markdown", "llamaindex-code"} <= set(CHUNKERS.names())
+    assert isinstance(get_chunker("llamaindex-code"), LlamaIndexCodeChunker)
+    cfg = with_chunkers(markdown="llamaindex-markdown", python="llamaindex-code")
+    md = chunk_file(source("README.md", README), cfg)
+    assert [c.symbol for c in md] == [c.symbol for c in LlamaIndexMarkdownChunker().chunk(
+        source("README.md", README), cfg)]
+    assert {c.metadata["chunker"] for c in md} == {"llamaindex-markdown"}
+    py = chunk_file(source("train.py", CODE), cfg)
+    code = [c for c in py if c.kind == "code"]
+    assert code and {c.metadata["chunker"] for c in code} == {"llamaindex-code"}
+    # ragcode's CLI table still comes with every Python file, whichever code chunker runs
+    assert any(c.kind == "cli" and "--epochs" in c.text for c in py)
+
+
+def test_default_chunking_is_not_llamaindex():
+    from ragcode.chunking import chunk_file
+
+    chunks = chunk_file(source("README.md", README), ChunkingConfig())
+    assert chunks and all(c.metadata.get("chunker") != "llamaindex-markdown" for c in chunks)
