@@ -155,6 +155,14 @@ def test_missing_extra_names_the_pip_command():
                 assert "pip install 'ragcode[llamaindex]'" in str(exc), str(exc)
             else:
                 raise SystemExit(mod + " imported without llama_index")
+        from ragcode.chunking import get_chunker
+        from ragcode.errors import UnknownNameError
+        try:
+            get_chunker("llamaindex-code")
+        except UnknownNameError as exc:  # the registry keeps the extra's message
+            assert "pip install 'ragcode[llamaindex]'" in str(exc), str(exc)
+        else:
+            raise SystemExit("llamaindex-code loaded without llama_index")
         """)
     subprocess.run([sys.executable, "-c", code], check=True)
 

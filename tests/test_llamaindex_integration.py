@@ -121,6 +121,14 @@ def test_node_parser_uses_the_configured_chunkers(tiny_repo, network_off):
     assert readme and all(n.metadata.get("chunker") == "llamaindex-markdown" for n in readme)
 
 
+def test_from_config_takes_a_yaml_file(tmp_path):
+    cfg_file = tmp_path / "li.yaml"
+    cfg_file.write_text("chunking:\n  code:\n    max_chars: 321\n")
+    parser = RagcodeNodeParser.from_config(cfg_file, repo_root=str(tmp_path))
+    assert parser.chunking.code.max_chars == 321 and parser.repo_root == str(tmp_path)
+    assert parser.to_dict()["chunking"]["code"]["max_chars"] == 321  # part of the cache key
+
+
 def test_document_without_a_path_is_an_error_that_says_what_to_set():
     with pytest.raises(RagcodeError, match="metadata"):
         RagcodeNodeParser().get_nodes_from_documents([Document(text="# hi\n")])
