@@ -9,6 +9,7 @@ With no executor (``--no-exec``) the execution step is skipped and only the text
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -60,9 +61,33 @@ def _text_checks(task: Task, output: str) -> dict[str, bool]:
             "type": legacy.type_ok(output, task.type)}
 
 
+_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^'.]+)")
+_NO_GPU = re.compile(r"(Found no NVIDIA driver|Torch not compiled with CUDA enabled|no CUDA-capable device"
+                     r"|CUDA_HOME environment variable is not set|CUDA driver version is insufficient)")
+
+
+def environment_failure(stderr: str, repo_dir: Path | None = None) -> str:
+    """Why a failed run points at the machine rather than the answer ('' when it does not):
+    no GPU, or a missing module that the repository's own code imports (a real dependency the
+    environment lacks; a module only the answer imports may be made up, so it stays a model
+    failure). Counted as an infrastructure failure."""
+    m = _NO_GPU.search(stderr)
+    if m:
+        return f"needs a GPU / CUDA ({m.group(1)})"
+    m = _MISSING_MODULE.search(stderr)
+    if m and repo_dir is not None:
+        from ragcode.bench.static_checks import repo_imports
+
+        if m.group(1) in repo_imports(repo_dir):
+            return f"environment lacks module {m.group(1)!r}, which the repository imports"
+    return ""
+
+
 def _verdict(task: Task, index: int, policy: str, checks: dict[str, bool],
-             result: ExecResult | None = None, detail: str = "") -> Verdict:
+             result: ExecResult | None = None, detail: str = "", repo_dir: Path | None = None) -> Verdict:
     infra = result.infra_error if result is not None else ""
+    if result is not None and not infra and not result.timed_out and result.exit_code not in (0, None):
+        infra = environment_failure(result.stderr, repo_dir)
     return Verdict(
         task_key=task.key, sample_index=index, policy=policy,
         passed=bool(checks) and all(checks.values()) and not infra,
@@ -99,7 +124,8 @@ class LegacyScorer:
         mode = legacy.run_mode(output)
         result = _execute(task, output, ctx, legacy.legacy_timeout(task.github_id, mode), drain=False)
         checks["executes"] = result.timed_out or result.exit_code == 0
-        return _verdict(task, index, self.name, checks, result)
+        return _verdict(task, index, self.name, checks, result,
+                        repo_dir=repo_dir_for(task, ctx.repos_dir)[0])
 
 
 class ExecStrictScorer:
@@ -113,7 +139,8 @@ class ExecStrictScorer:
         timeout = ctx.config.bench.exec_timeout_s or ctx.config.execution.timeout_s
         result = _execute(task, output, ctx, timeout, drain=True)
         checks["exit_0"] = (not result.timed_out) and result.exit_code == 0
-        return _verdict(task, index, self.name, checks, result)
+        return _verdict(task, index, self.name, checks, result,
+                        repo_dir=repo_dir_for(task, ctx.repos_dir)[0])
 
 
 class StaticScorer:

@@ -15,6 +15,7 @@ import ast
 import functools
 import importlib.util
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -60,14 +61,26 @@ def split_commands(text: str) -> list[list[str]]:
     return commands
 
 
+def _is_runner(tok: str) -> bool:
+    base = tok.rsplit("/", 1)[-1]
+    return base in _RUNNERS or base.startswith("python") or ("=" in tok and not tok.startswith("-"))
+
+
 def script_calls(text: str) -> list[tuple[str, list[str]]]:
-    """(script path, its arguments) for each ``.py``/``.sh`` script a shell answer runs."""
+    """(script path, its arguments) for each ``.py``/``.sh`` script a shell answer runs.
+
+    A command counts when it starts with the script itself or with a runner (``python``,
+    ``bash``, ``torchrun``, ``VAR=value``, ...); launchers such as ``python -m
+    torch.distributed.run --nproc_per_node=8 x.py`` are looked through to the script.
+    """
     calls = []
     for cmd in split_commands(text):
+        if not cmd:
+            continue
+        if not (cmd[0].endswith((".py", ".sh")) or _is_runner(cmd[0])):
+            continue
         for i, tok in enumerate(cmd):
-            if "=" in tok and not tok.startswith("-") and i == 0:
-                continue  # VAR=value prefix
-            if tok.endswith((".py", ".sh")) and not tok.startswith("-"):
+            if tok.endswith((".py", ".sh")) and not tok.startswith("-") and "=" not in tok:
                 args = []
                 for a in cmd[i + 1:]:
                     if a.startswith((">", "2>", "<")):
@@ -75,17 +88,37 @@ def script_calls(text: str) -> list[tuple[str, list[str]]]:
                     args.append(a)
                 calls.append((tok, args))
                 break
-            if tok not in _RUNNERS and not tok.startswith("-") and "=" not in tok:
-                break  # some other program
     return calls
 
 
 @functools.lru_cache(maxsize=512)
 def _parser_flags(script: Path) -> frozenset[str] | None:
-    """Option strings a script's parser defines, or None when none can be read."""
+    """Option strings a script's parser defines, or None when none can be read.
+
+    Uses the chunking stage's CLI extractor (argparse, click, typer, absl); falls back to a
+    plain syntax-tree scan of ``add_argument`` / ``DEFINE_*`` calls.
+    """
     try:
-        tree = ast.parse(script.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
+        text = script.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    try:
+        from ragcode.chunking.cli import extract_flags
+
+        declared = extract_flags(text)
+    except Exception:  # noqa: BLE001 - an unparsable file: try the fallback
+        declared = None
+    if declared:
+        flags = {n for f in declared for n in [f["name"], *(f.get("aliases") or [])]
+                 if isinstance(n, str) and n.startswith("-")}
+        flags.update("--no" + f["name"][2:] for f in declared
+                     if f.get("parser") == "absl" and str(f.get("type", "")).startswith("bool"))
+        if flags:
+            flags.update({"-h", "--help"})
+            return frozenset(flags)
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
         return None
     flags: set[str] = set()
     for node in ast.walk(tree):
@@ -171,8 +204,48 @@ def _top_modules(tree: ast.AST) -> set[str]:
     return names
 
 
-def _in_repo(name: str, roots: list[Path]) -> bool:
-    return any((r / name).is_dir() or (r / f"{name}.py").is_file() for r in roots)
+@functools.lru_cache(maxsize=32)
+def repo_modules(repo_dir: Path, depth: int = 3) -> frozenset[str]:
+    """Importable names a repository provides: packages (a folder with ``__init__.py``) and
+    modules within ``depth`` levels (covers ``src/`` layouts and vendored sub-projects such as
+    ``GroundingDINO/groundingdino``), plus every top-level folder (namespace packages)."""
+    names: set[str] = set()
+    base_parts = len(repo_dir.parts)
+    for dirpath, dirnames, filenames in os.walk(repo_dir):
+        level = len(Path(dirpath).parts) - base_parts
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
+        if level >= depth:
+            dirnames[:] = []
+        if level == 0:
+            names.update(dirnames)
+        if "__init__.py" in filenames and level > 0:
+            names.add(Path(dirpath).name)
+        names.update(f[:-3] for f in filenames if f.endswith(".py"))
+    return frozenset(names)
+
+
+def _in_repo(name: str, roots: list[Path], repo_dir: Path) -> bool:
+    return (any((r / name).is_dir() or (r / f"{name}.py").is_file() for r in roots)
+            or name in repo_modules(repo_dir))
+
+
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=32)
+def repo_imports(repo_dir: Path) -> frozenset[str]:
+    """Top-level module names the repository's own Python files import (a cheap line scan)."""
+    names: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(repo_dir):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for f in filenames:
+            if f.endswith(".py"):
+                try:
+                    text = (Path(dirpath) / f).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                names.update(_IMPORT_LINE.findall(text))
+    return frozenset(names)
 
 
 @functools.lru_cache(maxsize=64)
@@ -199,7 +272,7 @@ def check_python(text: str, repo_dir: Path, task_dir: Path, interpreter: str = "
         res.notes.append(f"does not parse: line {exc.lineno}: {exc.msg}")
         return res
     res.checks["python_parses"] = True
-    names = sorted(n for n in _top_modules(tree) if not _in_repo(n, [task_dir, repo_dir]))
+    names = sorted(n for n in _top_modules(tree) if not _in_repo(n, [task_dir, repo_dir], repo_dir))
     found = _env_modules(interpreter, tuple(names))
     missing = [n for n in names if not found.get(n, False)]
     res.checks["imports_resolve"] = not missing
