@@ -283,7 +283,7 @@ def extract_flags(text: str, tree: Any = None) -> list[dict[str, Any]]:
 
 
 def _fmt(value: Any) -> str:
-    return json.dumps(value) if not isinstance(value, str) else repr(value)
+    return repr(value)
 
 
 def format_flag(flag: dict[str, Any]) -> str:

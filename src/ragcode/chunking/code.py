@@ -244,13 +244,16 @@ class _CodeSplitter:
         return pieces
 
     # -- merging -------------------------------------------------------------------------
+    def merge(self, a: _Piece, b: _Piece) -> _Piece:
+        return _merge(a, b, self.size(a.start, a.end), self.size(b.start, b.end))
+
     def merge_small(self, pieces: list[_Piece]) -> list[_Piece]:
         out: list[_Piece] = []
         pending: _Piece | None = None
         for p in pieces:
             if pending is not None:
                 if self.size(pending.start, p.end) <= self.max:
-                    p = _merge(pending, p)
+                    p = self.merge(pending, p)
                 else:
                     out.append(pending)
                 pending = None
@@ -260,27 +263,29 @@ class _CodeSplitter:
                 continue
             if out and (small or self.size(out[-1].start, out[-1].end) < self.min) \
                     and self.size(out[-1].start, p.end) <= self.max:
-                out[-1] = _merge(out[-1], p)
+                out[-1] = self.merge(out[-1], p)
                 continue
             out.append(p)
         if pending is not None:
             if out and self.size(out[-1].start, pending.end) <= self.max:
-                out[-1] = _merge(out[-1], pending)
+                out[-1] = self.merge(out[-1], pending)
             else:
                 out.append(pending)
         return out
 
 
-def _merge(a: _Piece, b: _Piece) -> _Piece:
-    n = 0
-    while n < min(len(a.path), len(b.path)) and a.path[n] == b.path[n]:
-        n += 1
-    path = a.path[:n]
-    sig = a.sig if len(a.path) <= len(b.path) else b.sig
-    unit = a.unit if a.unit == b.unit and a.path == b.path else (
-        a.unit if a.header else "mixed")
+def _merge(a: _Piece, b: _Piece, size_a: int, size_b: int) -> _Piece:
+    """One piece covering ``a`` then ``b``. Same place: kept. Otherwise the symbol and the
+    enclosing signature of the larger part win (a header gives way to its body)."""
     names = tuple(dict.fromkeys(a.names + b.names))
-    return _Piece(a.start, max(a.end, b.end), path, sig, unit, names=names or ("",))
+    if a.path == b.path:
+        unit = a.unit if a.unit == b.unit else "mixed"
+        return _Piece(a.start, max(a.end, b.end), a.path, a.sig, unit, names=names or ("",))
+    if a.header and b.path[:len(a.path)] == a.path:  # a definition's header + its first part
+        return _Piece(a.start, max(a.end, b.end), a.path, a.sig, a.unit, names=names or ("",))
+    main = a if size_a >= size_b else b
+    return _Piece(a.start, max(a.end, b.end), main.path, main.sig, "mixed",
+                  names=names or ("",))
 
 
 def chunk_python(file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:

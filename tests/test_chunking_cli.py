@@ -1,0 +1,152 @@
+"""CLI flag tables (argparse, click, typer, absl) and README commands linked to them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixture_repo import ABSL_PY, CLICK_PY, TRAIN_PY, TYPER_PY, make_fixture_repo
+from ragcode.chunking import chunk_repo, extract_flags, link_cli
+from ragcode.chunking.cli import chunk_cli, parse_command
+from ragcode.config import ChunkingConfig
+from ragcode.types import Chunk, SourceFile, sha256_text
+
+
+def _file(path: str, text: str) -> SourceFile:
+    return SourceFile(path=path, text=text, sha256=sha256_text(text), size=len(text))
+
+
+def _table(flags):  # type: ignore[no-untyped-def]
+    keys = ("name", "aliases", "type", "default", "default_literal", "choices", "required",
+            "help", "positional")
+    return [tuple(f[k] for k in keys) for f in flags]
+
+
+def test_argparse_flags_from_literals() -> None:
+    flags = extract_flags(TRAIN_PY)
+    assert _table(flags) == [
+        ("--lr", ["--learning-rate"], "float", 0.001, True, None, False, "learning rate", False),
+        ("--dataset", [], "str", "cora", True, ["cora", "citeseer"], False, "dataset name", False),
+        ("--epochs", [], "int", "DEFAULT_EPOCHS", False, None, False, "epochs", False),
+        ("--cuda", [], "bool", False, True, None, False, "use the GPU", False),
+        ("data_dir", [], "str", None, True, None, False, "where the data is", True),
+    ]
+    assert [f["line"] for f in flags] == [8, 10, 12, 13, 14]
+
+
+def test_cli_chunk_text_and_metadata() -> None:
+    [chunk] = chunk_cli(_file("train.py", TRAIN_PY), ChunkingConfig())
+    assert (chunk.kind, chunk.start_line, chunk.end_line, chunk.symbol) == ("cli", 8, 14, "cli")
+    assert chunk.text == "\n".join([
+        "Command-line flags of train.py (argparse)",
+        "Run from the repository root: python train.py [flags]",
+        "Flags:",
+        "  --lr, --learning-rate  type: float  default: 0.001  help: learning rate",
+        "  --dataset  type: str  default: 'cora'  choices: cora, citeseer  help: dataset name",
+        "  --epochs  type: int  default: DEFAULT_EPOCHS  help: epochs",
+        "  --cuda  type: bool  default: False  help: use the GPU",
+        "  data_dir (positional)  type: str  help: where the data is",
+    ])
+    assert chunk.metadata["script"] == "train.py"
+    assert chunk.header == "# train.py :: command-line flags"
+
+
+def test_click_typer_absl() -> None:
+    assert _table(extract_flags(CLICK_PY)) == [
+        ("--size", ["-s"], "int", 3, True, None, False, "Size.", False),
+        ("--mode", [], "choice", "fast", True, ["fast", "slow"], False, "", False),
+        ("--verbose", [], "bool", False, True, None, False, "Talk more.", False),
+        ("name", [], "str", None, True, None, False, "", True),
+    ]
+    assert _table(extract_flags(TYPER_PY)) == [
+        ("--epochs", [], "int", 5, True, None, False, "Epochs.", False),
+        ("out", [], "str", None, True, None, True, "Output dir.", True),
+    ]
+    assert _table(extract_flags(ABSL_PY)) == [
+        ("--model", [], "str", "resnet", True, None, False, "Model name.", False),
+        ("--steps", [], "int", 100, True, None, False, "Training steps.", False),
+        ("--opt", [], "enum", "adam", True, ["adam", "sgd"], False, "Optimizer.", False),
+    ]
+
+
+def test_argparse_groups_and_subcommands() -> None:
+    src = (
+        "import argparse\n"
+        "p = argparse.ArgumentParser()\n"
+        "g = p.add_argument_group('model')\n"
+        "g.add_argument('--depth', type=int, default=-1, required=True)\n"
+        "sub = p.add_subparsers()\n"
+        "tr = sub.add_parser('train')\n"
+        "tr.add_argument('--steps', default=10, nargs='?', help='steps ' 'to run')\n"
+    )
+    flags = extract_flags(src)
+    assert [(f["name"], f["default"], f["required"], f.get("subcommand")) for f in flags] == [
+        ("--depth", -1, True, None), ("--steps", 10, False, "train")]
+    assert flags[1]["help"] == "steps to run" and flags[1]["nargs"] == "?"
+    text = chunk_cli(_file("x/tool.py", src), ChunkingConfig())[0].text
+    assert "Subcommands: train" in text and "Run from x/: python tool.py [flags]" in text
+
+
+def test_script_without_a_parser_has_no_cli_chunk() -> None:
+    assert chunk_cli(_file("m.py", "def add_argument():\n    pass\n"), ChunkingConfig()) == []
+    assert extract_flags("x = 1\n") == []
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("python train.py --lr 0.1", ("script", "train.py", ["--lr", "0.1"])),
+    ("CUDA_VISIBLE_DEVICES=0 python3 -u main.py --a", ("script", "main.py", ["--a"])),
+    ("python -m pkg.mod --x 1", ("module", "pkg.mod", ["--x", "1"])),
+    ("torchrun --nproc_per_node 8 train.py --b", ("script", "train.py", ["--b"])),
+    ("python -m torch.distributed.launch --nproc_per_node=2 t.py", ("script", "t.py", [])),
+    ("accelerate launch --multi_gpu run.py", ("script", "run.py", [])),
+    ("bash scripts/run.sh 1", ("shell", "scripts/run.sh", ["1"])),
+    ("pip install demo", None),
+    ("python", None),
+])
+def test_parse_command(line: str, expected) -> None:  # type: ignore[no-untyped-def]
+    assert parse_command(line.split()) == expected
+
+
+def test_link_cli_links_docs_and_scripts_both_ways(tmp_path: Path) -> None:
+    repo = make_fixture_repo(tmp_path / "repo")
+    cfg = ChunkingConfig.model_validate({"walk": {"max_file_bytes": 10_000}})
+    chunks = chunk_repo(repo, cfg).all_chunks()
+    [cli] = [c for c in chunks if c.kind == "cli" and c.path == "train.py"]
+    callers = {c.id: c for c in chunks if cli.id in c.metadata.get("cli_links", [])}
+    assert sorted(c.path for c in callers.values()) == [
+        "README.md", "demo.ipynb", "docs/guide.rst", "run.sh"]
+    assert sorted(cli.metadata["cli_links"]) == sorted(callers)
+    readme = next(c for c in callers.values() if c.path == "README.md")
+    assert readme.metadata["commands"] == [{
+        "command": "python train.py --lr 0.1", "target": "train.py", "script": "train.py",
+        "flags": ["--lr"], "line": 20}]
+    # run.sh: `cd scripts` then `python ../train.py ... \` continued on the next line
+    sh = next(c for c in callers.values() if c.path == "run.sh")
+    assert sh.metadata["commands"][0]["script"] == "train.py"
+    assert sh.metadata["commands"][0]["flags"] == ["--epochs", "--dataset"]
+
+
+def test_link_cli_resolution_order_and_no_mutation() -> None:
+    def doc(path: str, text: str) -> Chunk:
+        return Chunk(path=path, kind="markdown", text=text, start_line=1, end_line=1)
+
+    def cli(path: str) -> Chunk:
+        return Chunk(path=path, kind="cli", text=f"flags of {path}", start_line=1, end_line=1,
+                     metadata={"script": path})
+
+    chunks = [
+        doc("examples/gcn/README.md", "```\npython train.py\n```"),  # the doc's own folder
+        doc("README.md", "$ cd examples/gat && python3 train.py --x 1"),  # after cd
+        doc("docs/HOWTO.md", "python unique_tool.py"),  # unique basename anywhere
+        doc("NOTES.md", "python train.py"),  # ambiguous: two train.py, none at the root
+        cli("examples/gcn/train.py"), cli("examples/gat/train.py"), cli("tools/unique_tool.py"),
+    ]
+    out = link_cli(chunks)
+    scripts = [[c["script"] for c in o.metadata.get("commands", [])] for o in out[:4]]
+    assert scripts == [["examples/gcn/train.py"], ["examples/gat/train.py"],
+                       ["tools/unique_tool.py"], [None]]
+    assert out[3].metadata["cli_links"] == []
+    assert out[4].metadata["cli_links"] == [out[0].id]
+    assert all("cli_links" not in c.metadata for c in chunks)  # inputs untouched
+    assert [c.id for c in out] == [c.id for c in chunks]  # ids do not depend on metadata
