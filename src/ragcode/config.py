@@ -115,6 +115,16 @@ class RetrievalConfig(_Section):
     path_prefix: str = ""  # filter: only chunks under this path
     multi_query: bool = True  # also query the named things and argument spellings
     sub_query_weight: float = 0.5  # RRF weight of each sub-query's list (main query: 1.0)
+    # prior by chunk kind, multiplied into fused scores (missing kinds: 1.0); documentation
+    # tells how to run things, so it leads by default
+    kind_weights: dict[str, float] = Field(default_factory=lambda: {
+        "markdown": 1.0, "cli": 1.0, "notebook": 0.7, "shell": 0.6, "code": 0.6,
+        "config": 0.5, "text": 0.7})
+    # prior by file, multiplied in too: the first matching glob wins (a glob without "/" is
+    # matched against the file name, one with "/" against the whole path). READMEs are where
+    # a repository says how to use it.
+    path_weights: dict[str, float] = Field(default_factory=lambda: {
+        "README*": 1.5, "readme*": 1.5})
 
 
 class RerankConfig(_Section):
@@ -130,6 +140,12 @@ class ContextConfig(_Section):
     merge_adjacent: bool = True
     pair_cli_tables: bool = True
     order: Literal["score", "path"] = "score"
+    # after each of the top ``expand_top`` hits, also offer the ``expand_next`` chunks that follow
+    # it in its file (and ``expand_prev`` before): README sections continue across chunks
+    expand_top: int = 2
+    expand_next: int = 3
+    expand_prev: int = 1
+    expand_kinds: list[str] = Field(default_factory=lambda: ["markdown", "notebook"])
 
 
 # --- generation -----------------------------------------------------------------------------

@@ -49,15 +49,21 @@ def repo_dump(root: str | Path) -> str:
 
 
 def _sentences(text: str, limit: int) -> list[str]:
+    """The first ``limit`` Punkt sentences, tokenising a growing prefix (dumps can be 50 MB)."""
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
     tokenizer = PunktSentenceTokenizer()
-    out: list[str] = []
-    for start, end in tokenizer.span_tokenize(text):
-        out.append(text[start:end])
-        if len(out) >= limit:
-            break
-    return out
+    cap = 200_000
+    while True:
+        part = text[:cap]
+        spans = []
+        for span in tokenizer.span_tokenize(part):
+            spans.append(span)
+            if len(spans) > limit:  # one more than needed: the first ``limit`` are complete
+                break
+        if len(spans) > limit or cap >= len(text):
+            return [part[a:b] for a, b in spans[:limit]]
+        cap *= 4
 
 
 @dataclass

@@ -1,9 +1,66 @@
-"""`ragcode search` command(s). Filled in by the search stage."""
+"""`ragcode search INDEX "query"`: ranked chunks as a table or JSON (a skin over ``search``)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any, Optional
+
 import typer
+
+from ragcode.cli import common
+
+
+def hits_table(hits: list[Any], title: str) -> Any:
+    from rich.table import Table
+
+    table = Table(title=title, show_header=True)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("kind")
+    table.add_column("path:lines", overflow="fold")
+    table.add_column("heading / symbol", overflow="fold")
+    for i, hit in enumerate(hits, 1):
+        c = hit.chunk
+        table.add_row(str(i), f"{hit.score:.4f}", c.kind, c.location, c.symbol or "-")
+    return table
+
+
+def hit_dict(hit: Any) -> dict[str, Any]:
+    c = hit.chunk
+    return {"rank": hit.rank, "score": hit.score, "id": c.id, "kind": c.kind, "path": c.path,
+            "start_line": c.start_line, "end_line": c.end_line, "symbol": c.symbol,
+            "text": c.text}
+
+
+def search_command(
+    index: str = typer.Argument(..., help="Index name (under index.root) or folder."),
+    query: str = typer.Argument(..., help="What to look for (natural language or code words)."),
+    k: int = typer.Option(10, "-k", "--k", min=1, help="How many hits."),
+    config: Optional[Path] = common.ConfigOption,
+    set_: Optional[list[str]] = common.SetOption,
+    as_json: bool = typer.Option(False, "--json", help="Print hits as JSON on stdout."),
+) -> None:
+    """Search an index with the configured retriever (bm25, dense or hybrid) and reranker."""
+    common.setup_logging(quiet=True)
+    cfg = common.config_from(config, set_)
+    from ragcode.index.store import load_index, resolve_index_dir
+    from ragcode.retrieval.search import search
+
+    # the index's own embedder is used for dense queries; the config chooses how to search
+    idx = load_index(resolve_index_dir(index, cfg))
+    try:
+        hits = search(idx, query, k=k, config=cfg)
+    finally:
+        idx.close()
+    if as_json:
+        typer.echo(json.dumps([hit_dict(h) for h in hits], indent=1, ensure_ascii=False))
+    else:
+        title = f"{idx.name}: {cfg.retrieval.mode}" + (
+            f" + {cfg.rerank.backend} rerank" if cfg.rerank.enabled else "")
+        common.console.print(hits_table(hits, title))
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's command(s) to `app`."""
+    """Add ``ragcode search`` to ``app``."""
+    app.command("search")(common.handle_errors(search_command))

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import weakref
 from typing import Any, Sequence
@@ -20,6 +21,23 @@ from ragcode.retrieval.query import build_query
 from ragcode.types import Chunk, Context, Hit
 
 log = logging.getLogger(__name__)
+
+
+def path_weight(path: str, weights: dict[str, float]) -> float:
+    name = path.rsplit("/", 1)[-1]
+    for pattern, weight in weights.items():
+        if fnmatch.fnmatchcase(path if "/" in pattern else name, pattern):
+            return weight
+    return 1.0
+
+
+def apply_priors(hits: Sequence[Hit], kind_weights: dict[str, float],
+                 path_weights: dict[str, float]) -> list[Hit]:
+    """Multiply each hit's score by its kind's and its file's prior, and re-rank."""
+    scored = [(h.score * kind_weights.get(h.chunk.kind, 1.0) * path_weight(h.chunk.path, path_weights), h)
+              for h in hits]
+    scored.sort(key=lambda sh: -sh[0])
+    return [Hit(chunk=h.chunk, score=s, rank=i, source=h.source) for i, (s, h) in enumerate(scored)]
 
 
 class Searcher:
@@ -35,11 +53,43 @@ class Searcher:
         self.filters = Filters(kinds=tuple(config.retrieval.kinds),
                                path_prefix=config.retrieval.path_prefix)
         self._by_id: dict[str, Chunk] | None = None
+        self._by_file: dict[str, list[Chunk]] | None = None
 
     def lookup(self, ids: Sequence[str]) -> list[Chunk]:
         if self._by_id is None:
             self._by_id = {c.id: c for c in chunk_table(self.index)[1]}
         return [self._by_id[i] for i in ids if i in self._by_id]
+
+    def _file_order(self) -> dict[str, list[Chunk]]:
+        if self._by_file is None:
+            by_file: dict[str, list[Chunk]] = {}
+            for c in chunk_table(self.index)[1]:
+                by_file.setdefault(c.path, []).append(c)
+            for chunks in by_file.values():
+                chunks.sort(key=lambda c: (c.start_line, c.end_line))
+            self._by_file = by_file
+        return self._by_file
+
+    def expand(self, hits: Sequence[Hit]) -> list[Hit]:
+        """The top hits, then their neighbours in their files (same kind), then the rest."""
+        ccfg = self.config.context
+        top = list(hits[:ccfg.expand_top])
+        if not top or (ccfg.expand_next <= 0 and ccfg.expand_prev <= 0):
+            return list(hits)
+        near: list[Hit] = []
+        for hit in top:
+            if hit.chunk.kind not in ccfg.expand_kinds:
+                continue
+            siblings = [c for c in self._file_order().get(hit.chunk.path, [])
+                        if c.kind == hit.chunk.kind]
+            pos = next((j for j, c in enumerate(siblings) if c.id == hit.chunk.id), None)
+            if pos is None:
+                continue
+            chosen = siblings[pos + 1:pos + 1 + ccfg.expand_next] + \
+                siblings[max(0, pos - ccfg.expand_prev):pos]
+            near.extend(Hit(chunk=c, score=hit.score, rank=hit.rank, source="neighbour")
+                        for c in chosen)
+        return top + near + list(hits[ccfg.expand_top:])
 
     def search_query(self, query: Query, k: int) -> list[Hit]:
         cfg = self.config.retrieval
@@ -51,6 +101,8 @@ class Searcher:
         else:
             weights = [1.0] + [cfg.sub_query_weight] * (len(lists) - 1)
             hits = rrf(lists, k=cfg.rrf_k, weights=weights, limit=n)
+        if cfg.kind_weights or cfg.path_weights:
+            hits = apply_priors(hits, cfg.kind_weights, cfg.path_weights)
         if self.reranker is not None and hits:
             hits = self.reranker.rerank(query.text, hits, self.config.rerank.top_n)
         return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
@@ -63,6 +115,7 @@ class Searcher:
         ccfg = self.config.context
         query = build_query(instruction, multi=self.config.retrieval.multi_query)
         hits = self.search_query(query, self.config.retrieval.k)
+        hits = self.expand(hits)
         return pack(hits, budget=ccfg.budget, unit=ccfg.unit, merge_adjacent=ccfg.merge_adjacent,
                     pair_cli_tables=ccfg.pair_cli_tables, order=ccfg.order, lookup=self.lookup,
                     query=query.text)

@@ -1,0 +1,191 @@
+"""``ragcode mlbench retrieve``: contexts for ML-Bench tasks, measured against their oracles.
+
+For every task: open (or build, on first use) the index of its repository, build the context
+from the instruction alone, and write ``{"github_id", "id", "context", "chunks"}`` as one JSONL
+line. The run also builds the paper-style BM25 context at the same budget and scores both with
+the oracle measure (``bench/oracle_measure.py``), per repository and overall. Tasks already in the
+output file are not retrieved again (their stored context is re-scored), so a killed run resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ragcode.bench.dataset import load_tasks
+from ragcode.bench.oracle_measure import OracleScore, RepoOracle, Summary, summarize
+from ragcode.bench.repos import repo_for
+from ragcode.config import Config
+from ragcode.errors import RepoNotFoundError
+from ragcode.types import Task
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TaskResult:
+    github_id: int
+    id: Any
+    folder: str
+    ragcode: OracleScore
+    baseline: OracleScore
+    seconds: float | None  # retrieval time; None when resumed from the output file
+    context_chars: int
+
+
+@dataclass
+class RetrieveReport:
+    out: str
+    budget: int
+    config_hash: str
+    results: list[TaskResult] = field(default_factory=list)
+    index_seconds: dict[str, float] = field(default_factory=dict)
+
+    def by_repo(self) -> dict[str, tuple[Summary, Summary]]:
+        groups: dict[str, list[TaskResult]] = defaultdict(list)
+        for r in self.results:
+            groups[r.folder].append(r)
+        return {f: (summarize(x.ragcode for x in rs), summarize(x.baseline for x in rs))
+                for f, rs in sorted(groups.items(), key=lambda kv: kv[1][0].github_id)}
+
+    def overall(self) -> tuple[Summary, Summary]:
+        return (summarize(r.ragcode for r in self.results),
+                summarize(r.baseline for r in self.results))
+
+    def p50_seconds(self) -> float | None:
+        times = [r.seconds for r in self.results if r.seconds is not None]
+        return statistics.median(times) if times else None
+
+    def to_dict(self) -> dict[str, Any]:
+        rag, base = self.overall()
+        return {
+            "out": self.out, "budget": self.budget, "config_hash": self.config_hash,
+            "overall": {"ragcode": asdict(rag), "paper_bm25": asdict(base)},
+            "per_repo": {f: {"ragcode": asdict(r), "paper_bm25": asdict(b)}
+                         for f, (r, b) in self.by_repo().items()},
+            "query_seconds_p50": self.p50_seconds(),
+            "index_seconds": self.index_seconds,
+            "tasks": [{"github_id": r.github_id, "id": r.id, "repo": r.folder,
+                       "ragcode": asdict(r.ragcode) | {"found": r.ragcode.found},
+                       "paper_bm25": asdict(r.baseline) | {"found": r.baseline.found},
+                       "seconds": r.seconds, "context_chars": r.context_chars}
+                      for r in self.results],
+        }
+
+
+def _done(out: Path) -> dict[str, dict[str, Any]]:
+    """Records already written (key ``github_id:id``); a torn last line is dropped."""
+    done: dict[str, dict[str, Any]] = {}
+    if not out.exists():
+        return done
+    with out.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                rec = json.loads(line)
+                done[f"{rec['github_id']}:{rec['id']}"] = rec
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue
+    return done
+
+
+def _rewrite_valid(out: Path, records: Iterable[dict[str, Any]]) -> None:
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    os.replace(tmp, out)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, ensure_ascii=False)
+    os.replace(tmp, path)
+
+
+def open_repo_index(repo_path: Path, folder: str, index_root: Path, config: Config) -> Any:
+    """The repository's index: built on first use, updated (cheaply) when files changed."""
+    from ragcode.index.build import index_repo
+
+    return index_repo(repo_path, config, name=folder, out=index_root, progress=False)
+
+
+def run_retrieve(
+    tasks_file: str | Path,
+    repos_dir: str | Path,
+    out: str | Path,
+    config: Config,
+    index_root: str | Path = "indexes",
+    on_task: Callable[[TaskResult], None] | None = None,
+    open_index: Callable[[Path, str, Path, Config], Any] = open_repo_index,
+) -> RetrieveReport:
+    from ragcode.bench.paper_bm25 import PaperBM25
+    from ragcode.chunking.walk import walk_repo
+    from ragcode.retrieval.search import retrieve_context
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    repos_dir, index_root = Path(repos_dir), Path(index_root)
+    tasks = load_tasks(tasks_file).tasks
+    budget = config.context.budget
+    done = _done(out)
+    keys = {t.key for t in tasks}
+    if done and any(k not in keys for k in done):
+        log.info("%s holds tasks not in %s; they are kept", out, tasks_file)
+    _rewrite_valid(out, done.values()) if done else None
+    report = RetrieveReport(out=str(out), budget=budget, config_hash=config.hash())
+
+    by_repo: dict[int, list[Task]] = defaultdict(list)
+    for t in tasks:
+        by_repo[t.github_id].append(t)
+    with out.open("a", encoding="utf-8") as fh:
+        for github_id in sorted(by_repo):
+            folder = repo_for(github_id).folder
+            repo_path = repos_dir / folder
+            if not repo_path.is_dir():
+                raise RepoNotFoundError(
+                    f"repository folder {repo_path} for github_id {github_id} is missing; check "
+                    f"out {repo_for(github_id).slug} at {repo_for(github_id).commit} there")
+            oracle = RepoOracle(f.text for f in walk_repo(repo_path, config.chunking.walk).files)
+            baseline = PaperBM25.from_repo(repo_path)
+            index = None
+            for task in by_repo[github_id]:
+                rec = done.get(task.key)
+                seconds = None
+                if rec is None:
+                    if index is None:
+                        t0 = time.perf_counter()
+                        index = open_index(repo_path, folder, index_root, config)
+                        report.index_seconds[folder] = round(time.perf_counter() - t0, 2)
+                    t0 = time.perf_counter()
+                    ctx = retrieve_context(index, task.instruction, config)
+                    seconds = time.perf_counter() - t0
+                    rec = {"github_id": task.github_id, "id": task.id, "context": ctx.text,
+                           "chunks": list(ctx.chunk_ids)}
+                    fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                    fh.flush()
+                base_ctx = baseline.context(task.instruction, budget)
+                result = TaskResult(
+                    github_id=task.github_id, id=task.id, folder=folder,
+                    ragcode=oracle.score(task.oracle, rec["context"]),
+                    baseline=oracle.score(task.oracle, base_ctx),
+                    seconds=seconds, context_chars=len(rec["context"]))
+                report.results.append(result)
+                if on_task is not None:
+                    on_task(result)
+            if index is not None and hasattr(index, "close"):
+                index.close()
+    write_json_atomic(report_path(out), report.to_dict())
+    return report
+
+
+def report_path(out: Path) -> Path:
+    return out.with_name(out.stem + ".report.json")
