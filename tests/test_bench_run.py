@@ -1,0 +1,177 @@
+"""`mlbench run`: resumable, config-guarded, ML-Bench outputs format; `mlbench score` on a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bench_helpers import make_bench
+from ragcode.bench.dataset import load_tasks
+from ragcode.bench.runner import run_bench
+from ragcode.bench.settings import ContextBuilder
+from ragcode.cli import app
+from ragcode.config import load_config
+from ragcode.errors import RunConfigMismatchError
+from ragcode.types import Candidate
+
+ANSWER = "```bash\npython train.py --dataset citeseer --epochs 1\n```"
+
+
+def cfg(**extra):
+    overrides = ["generation.llm.backend=scripted", "generation.n=2", "bench.setting=oracle",
+                 f"generation.llm.scripted_answers=[{json.dumps(ANSWER)}]"]
+    overrides += [f"{k}={v}" for k, v in extra.items()]
+    return load_config(overrides=overrides)
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_run_writes_samples_outputs_and_run_json(tmp_path):
+    tasks_file, repos = make_bench(tmp_path)
+    tasks = load_tasks(tasks_file).tasks
+    out = tmp_path / "run"
+    summary = run_bench(tasks, repos, out, cfg())
+    assert summary.generated == 4
+    samples, outputs = lines(out / "samples.jsonl"), lines(out / "outputs.jsonl")
+    assert [s["key"] for s in samples] == [t.key for t in tasks]
+    assert all(set(o) == {"id", "github_id", "output"} and len(o["output"]) == 2 for o in outputs)
+    assert outputs[0]["output"][0].startswith("python train.py --dataset citeseer")
+    assert samples[0]["context"]["chars"] == len(tasks[0].oracle)
+    assert samples[0]["candidates"][0]["metadata"]["model"] == "scripted"
+    run_json = json.loads((out / "run.json").read_text())
+    assert run_json["config_hash"] == cfg().hash() and run_json["setting"] == "oracle" and run_json["n"] == 2
+
+
+def test_run_killed_by_a_failure_resumes_without_redoing_or_losing_tasks(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=5)
+    tasks = load_tasks(tasks_file).tasks
+    out = tmp_path / "run"
+    calls: list[str] = []
+    crash = {"at": 3}
+
+    def flaky(task, context):
+        calls.append(task.key)
+        if len(calls) == crash["at"]:
+            raise RuntimeError("injected crash")
+        return [Candidate(text=ANSWER, code=f"python train.py --dataset citeseer --seed {i}",
+                          answer_type="bash", sample_index=i) for i in range(2)]
+
+    with pytest.raises(RuntimeError, match="injected"):
+        run_bench(tasks, repos, out, cfg(), generate_fn=flaky)
+    assert len(lines(out / "samples.jsonl")) == 2
+    calls.clear()
+    crash["at"] = -1
+    summary = run_bench(tasks, repos, out, cfg(), generate_fn=flaky)
+    assert summary.done_before == 2 and summary.generated == 3
+    assert calls == [t.key for t in tasks[2:]]  # only the missing ones
+    keys = [s["key"] for s in lines(out / "samples.jsonl")]
+    assert sorted(keys) == sorted(t.key for t in tasks) and len(set(keys)) == 5
+    assert len(lines(out / "outputs.jsonl")) == 5
+    again = run_bench(tasks, repos, out, cfg(), generate_fn=flaky)
+    assert again.generated == 0
+
+
+def test_torn_last_line_is_cut_and_redone(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=3)
+    tasks = load_tasks(tasks_file).tasks
+    out = tmp_path / "run"
+    run_bench(tasks, repos, out, cfg(), limit=2)
+    with (out / "samples.jsonl").open("a") as fh:
+        fh.write('{"id": 102, "github_id": 1, "key": "1:102", "out')  # a kill mid-write
+    summary = run_bench(tasks, repos, out, cfg())
+    assert summary.done_before == 2 and summary.generated == 1
+    samples = lines(out / "samples.jsonl")  # every line parses again
+    assert [s["key"] for s in samples] == [t.key for t in tasks]
+    assert [o["id"] for o in lines(out / "outputs.jsonl")] == [100, 101, 102]
+
+
+def test_a_changed_config_is_refused(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=2)
+    tasks = load_tasks(tasks_file).tasks
+    run_bench(tasks, repos, tmp_path / "run", cfg(), limit=1)
+    with pytest.raises(RunConfigMismatchError, match="generation.n"):
+        run_bench(tasks, repos, tmp_path / "run", cfg(**{"generation.n": 3}))
+    assert run_bench(tasks, repos, tmp_path / "run2", cfg(**{"generation.n": 3})).generated == 2
+
+
+def test_run_killed_with_sigkill_resumes(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=6)
+    out = tmp_path / "run"
+    here = Path(__file__).parent
+    argv = [sys.executable, "-c", "import sys; from ragcode.cli import main; main(sys.argv[1:])", "mlbench", "run", "--tasks", str(tasks_file),
+            "--repos", str(repos), "--out", str(out), "--setting", "none",
+            "--llm", "bench_helpers:SlowScriptedLLM", "-n", "1", "-q",
+            "--set", f"generation.llm.scripted_answers=[{json.dumps(ANSWER)}]"]
+    env = dict(os.environ, PYTHONPATH=f"{here}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+               HF_HUB_OFFLINE="1")
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    samples = out / "samples.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if (samples.exists() and len(lines(samples)) >= 2) or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    k = len(lines(samples))
+    assert 2 <= k < 6, proc.stderr.read().decode()[-2000:]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"{k} already done, {6 - k} generated" in done.stdout
+    keys = [s["key"] for s in lines(samples)]
+    assert len(keys) == len(set(keys)) == 6
+
+
+def test_context_settings(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=1)
+    task = load_tasks(tasks_file).tasks[0]
+    assert ContextBuilder("none", repos, cfg()).build(task) is None
+    oracle = ContextBuilder("oracle", repos, cfg()).build(task)
+    assert oracle.text == task.oracle
+    readme = ContextBuilder("readme", repos, cfg(**{"bench.readme_chars": 10})).build(task)
+    assert readme.text == "# demo\nRun"[:10] and readme.chunk_ids == ("README.md",)
+
+
+def test_score_cli_json_on_a_run_directory_and_the_verdict_cache(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=3)
+    out = tmp_path / "run"
+    run_bench(load_tasks(tasks_file).tasks, repos, out, cfg(**{"generation.n": 5}))
+    runner = CliRunner()
+    args = ["mlbench", "score", str(out), "--tasks", str(tasks_file), "--repos", str(repos),
+            "--policy", "mlbench-legacy", "--no-exec", "--json"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["policy"] == "mlbench-legacy" and report["n"] == 3
+    assert report["pass@1"] == report["pass@2"] == report["pass@5"] == 1.0
+    assert set(report["per_repo"]) == {"dgl"} and report["setting"] == "oracle"
+    assert (out / "report-mlbench-legacy-noexec.md").read_text().count("| dgl |") == 1
+    cached = (out / "verdicts.jsonl").read_text()
+    assert len(cached.splitlines()) == 1  # 15 samples, one distinct answer text
+    assert runner.invoke(app, args).exit_code == 0
+    assert (out / "verdicts.jsonl").read_text() == cached  # nothing re-scored
+
+
+def test_score_cli_on_an_outputs_file_with_execution(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=2)
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text(
+        json.dumps({"id": 100, "github_id": 1, "output": ["python train.py --dataset citeseer --epochs 1"] * 5}) + "\n"
+        + json.dumps({"id": 101, "github_id": 1, "output": ["python train.py --dataset citeseer --nope 1"] * 5}) + "\n")
+    res = CliRunner().invoke(app, ["mlbench", "score", str(outputs), "--tasks", str(tasks_file), "--repos",
+                                   str(repos), "--policy", "exec-strict", "--json",
+                                   "--set", f"index.cache_dir={tmp_path / 'cache'}"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["executed"] and report["n"] == 2 and report["pass@1"] == 0.5
+    assert report["failures"] == {"model": 1, "infra": 0} and report["isolation"]
