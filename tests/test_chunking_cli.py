@@ -120,7 +120,7 @@ def test_link_cli_links_docs_and_scripts_both_ways(tmp_path: Path) -> None:
     readme = next(c for c in callers.values() if c.path == "README.md")
     assert readme.metadata["commands"] == [{
         "command": "python train.py --lr 0.1", "target": "train.py", "script": "train.py",
-        "flags": ["--lr"], "line": 20}]
+        "flags": ["--lr"], "line": 20, "flags_from": ["train.py"]}]
     # run.sh: `cd scripts` then `python ../train.py ... \` continued on the next line
     sh = next(c for c in callers.values() if c.path == "run.sh")
     assert sh.metadata["commands"][0]["script"] == "train.py"
@@ -150,3 +150,27 @@ def test_link_cli_resolution_order_and_no_mutation() -> None:
     assert out[4].metadata["cli_links"] == [out[0].id]
     assert all("cli_links" not in c.metadata for c in chunks)  # inputs untouched
     assert [c.id for c in out] == [c.id for c in chunks]  # ids do not depend on metadata
+
+
+def test_script_without_parser_gets_the_flags_of_modules_it_imports() -> None:
+    def code(path: str, text: str) -> Chunk:
+        return Chunk(path=path, kind="code", text=text, start_line=1, end_line=1,
+                     language="python")
+
+    chunks = [
+        Chunk(path="README.md", kind="markdown", text="python train.py --name x",
+              start_line=1, end_line=1),
+        code("train.py", "from options.train_options import TrainOptions\nimport util.util as u"),
+        code("options/__init__.py", ""),
+        code("options/train_options.py", "from .base_options import BaseOptions"),
+        code("options/base_options.py", "import argparse"),
+        code("util/util.py", "x = 1"),
+        Chunk(path="options/base_options.py", kind="cli", text="flags", start_line=1,
+              end_line=1, metadata={"script": "options/base_options.py"}),
+    ]
+    out = link_cli(chunks)
+    [cmd] = out[0].metadata["commands"]
+    assert cmd["script"] == "train.py"
+    assert cmd["flags_from"] == ["options/base_options.py"]
+    assert out[0].metadata["cli_links"] == [out[6].id]
+    assert out[6].metadata["cli_links"] == [out[0].id]

@@ -486,6 +486,47 @@ class _Resolver:
         return None
 
 
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w \t,*]+)", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)", re.M)
+_IMPORT_DEPTH = 3
+
+
+def local_imports(path: str, text: str, paths: set[str]) -> list[str]:
+    """Repository files a Python file imports (``from options.train import X``, ``import a.b``,
+    relative imports), resolved against the file's folder, its parents and the root."""
+    here = posixpath.dirname(path)
+    found: list[str] = []
+
+    def add(rel: str, bases: list[str]) -> None:
+        for base in bases:
+            stem = posixpath.normpath(posixpath.join(base, rel)) if base else rel
+            for cand in (stem + ".py", stem + "/__init__.py"):
+                if cand in paths and cand != path and cand not in found:
+                    found.append(cand)
+                    return
+
+    for m in _FROM_IMPORT.finditer(text):
+        mod, names = m.group(1), [n.split()[0] for n in m.group(2).split(",") if n.strip()]
+        dots = len(mod) - len(mod.lstrip("."))
+        rel = mod.lstrip(".").replace(".", "/")
+        if dots:
+            base = here
+            for _ in range(dots - 1):
+                base = posixpath.dirname(base)
+            bases = [base]
+        else:
+            bases = _ancestors(here)
+        if rel:
+            add(rel, bases)
+        for name in names:
+            if name != "*":
+                add(posixpath.join(rel, name) if rel else name, bases)
+    for m in _IMPORT.finditer(text):
+        for mod in m.group(1).split(","):
+            add(mod.strip().replace(".", "/"), _ancestors(here))
+    return found
+
+
 def find_commands(chunk: Chunk, resolver: _Resolver) -> list[dict[str, Any]]:
     """Commands in a document chunk that run a script, with the script resolved when possible."""
     doc_dir = posixpath.dirname(chunk.path)
@@ -528,13 +569,45 @@ def link_cli(chunks: list[Chunk]) -> list[Chunk]:
 
     Returns the chunks in the same order; changed ones are new ``Chunk`` objects whose metadata
     carries ``commands`` (documents: every command found, with its resolved ``script`` or
-    ``None``) and ``cli_links`` (documents: ids of the cli chunks they call; cli chunks: ids
-    of the document chunks that call them).
+    ``None``, and ``flags_from``: the scripts whose cli chunks describe its flags) and
+    ``cli_links`` (documents: ids of the cli chunks they call; cli chunks: ids of the document
+    chunks that call them). A script without its own parser gets the cli chunks of the
+    repository modules it imports (up to 3 imports deep), e.g. ``train.py`` importing
+    ``options/train_options.py``.
     """
     paths = {c.path for c in chunks}
     cli_by_script = {c.metadata.get("script", c.path): i for i, c in enumerate(chunks)
                      if c.kind == "cli"}
+    code_text: dict[str, list[str]] = {}
+    for c in chunks:
+        if c.kind == "code" and c.path.endswith(".py"):
+            code_text.setdefault(c.path, []).append(c.text)
     resolver = _Resolver(paths)
+    memo: dict[str, list[int]] = {}
+
+    def cli_for(script: str) -> list[int]:
+        if script in memo:
+            return memo[script]
+        if script in cli_by_script:
+            memo[script] = [cli_by_script[script]]
+            return memo[script]
+        out: list[int] = []
+        seen = {script}
+        frontier = [script]
+        for _ in range(_IMPORT_DEPTH):
+            nxt = []
+            for p in frontier:
+                for q in local_imports(p, "\n".join(code_text.get(p, [])), paths):
+                    if q in seen:
+                        continue
+                    seen.add(q)
+                    nxt.append(q)
+                    if q in cli_by_script:
+                        out.append(cli_by_script[q])
+            frontier = nxt
+        memo[script] = out
+        return out
+
     doc_links: dict[int, tuple[list[dict[str, Any]], list[str]]] = {}
     cli_links: dict[int, list[str]] = {}
     for i, c in enumerate(chunks):
@@ -545,15 +618,15 @@ def link_cli(chunks: list[Chunk]) -> list[Chunk]:
             continue
         linked: list[str] = []
         for cmd in commands:
-            j = cli_by_script.get(cmd["script"]) if cmd["script"] else None
-            if j is None:
-                continue
-            cli_id = chunks[j].id
-            if cli_id not in linked:
-                linked.append(cli_id)
-            cli_links.setdefault(j, [])
-            if c.id not in cli_links[j]:
-                cli_links[j].append(c.id)
+            targets = cli_for(cmd["script"]) if cmd["script"] else []
+            cmd["flags_from"] = [chunks[j].metadata.get("script", chunks[j].path) for j in targets]
+            for j in targets:
+                cli_id = chunks[j].id
+                if cli_id not in linked:
+                    linked.append(cli_id)
+                cli_links.setdefault(j, [])
+                if c.id not in cli_links[j]:
+                    cli_links[j].append(c.id)
         doc_links[i] = (commands, linked)
     out = list(chunks)
     for i, (commands, linked) in doc_links.items():
