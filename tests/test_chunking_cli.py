@@ -140,14 +140,18 @@ def test_link_cli_resolution_order_and_no_mutation() -> None:
         doc("README.md", "$ cd examples/gat && python3 train.py --x 1"),  # after cd
         doc("docs/HOWTO.md", "python unique_tool.py"),  # unique basename anywhere
         doc("NOTES.md", "python train.py"),  # ambiguous: two train.py, none at the root
+        doc("examples/README.md", "Then run it (ex. python3 gcn/train.py --x 1) and wait."),
+        doc("examples/ngcf/README.md", "    python main.py --gpu 0"),  # the one in a subfolder
         cli("examples/gcn/train.py"), cli("examples/gat/train.py"), cli("tools/unique_tool.py"),
+        cli("examples/ngcf/ngcf/main.py"), cli("other/main.py"),
     ]
     out = link_cli(chunks)
-    scripts = [[c["script"] for c in o.metadata.get("commands", [])] for o in out[:4]]
+    scripts = [[c["script"] for c in o.metadata.get("commands", [])] for o in out[:6]]
     assert scripts == [["examples/gcn/train.py"], ["examples/gat/train.py"],
-                       ["tools/unique_tool.py"], [None]]
+                       ["tools/unique_tool.py"], [None], ["examples/gcn/train.py"],
+                       ["examples/ngcf/ngcf/main.py"]]
     assert out[3].metadata["cli_links"] == []
-    assert out[4].metadata["cli_links"] == [out[0].id]
+    assert out[6].metadata["cli_links"] == [out[0].id, out[4].id]
     assert all("cli_links" not in c.metadata for c in chunks)  # inputs untouched
     assert [c.id for c in out] == [c.id for c in chunks]  # ids do not depend on metadata
 

@@ -364,6 +364,8 @@ _DOC_KINDS = ("markdown", "notebook", "shell", "text")
 _CMD_HINT = re.compile(r"\b(?:python[\d.]*|torchrun|deepspeed|accelerate|bash|sh|%run)\b|\.sh\b")
 _PROMPT = re.compile(r"^\s*(?:\$|>>>|>|#\s*\$|!|%%bash|%%sh)\s*")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
+_IN_PROSE = re.compile(
+    r"(?:^|[\s(\[\"'])((?:python[\d.]*|torchrun|bash|sh)\s+[\w./-]+\.(?:py|sh)\b[^)\]\"'`]*)")
 _SEP = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 _PYTHON = re.compile(r"^(?:.*/)?python[\d.]*$")
 _LAUNCHERS = {"torchrun", "deepspeed", "horovodrun", "mpirun", "srun", "accelerate"}
@@ -478,6 +480,10 @@ class _Resolver:
         found = self.by_name.get(name, [])
         if len(found) == 1:
             return found[0]
+        for base in ([cwd] if cwd else []) + ([doc_dir] if doc_dir else []):
+            below = [p for p in found if p.startswith(base + "/")]  # one in a subfolder
+            if len(below) == 1:
+                return below[0]
         if len(found) > 1 and "/" in cands[0]:  # a path suffix that names one file
             tail = posixpath.normpath(cands[0]).lstrip("./")
             hits = [p for p in found if p == tail or p.endswith("/" + tail)]
@@ -538,7 +544,10 @@ def find_commands(chunk: Chunk, resolver: _Resolver) -> list[dict[str, Any]]:
             continue
         spans = _INLINE_CODE.findall(line) if "`" in line.strip("`") else []
         line = _PROMPT.sub("", line.strip("`"))
-        for segment in [*_SEP.split(line), *spans]:
+        segments = [*_SEP.split(line), *spans]
+        if not any(parse_command(_split_words(seg)) for seg in segments):
+            segments += _IN_PROSE.findall(line)  # "(ex. python test.py)" inside a sentence
+        for segment in segments:
             words = _split_words(segment)
             if not words:
                 continue
