@@ -3,6 +3,7 @@ and leaves the repository as it was."""
 
 from __future__ import annotations
 
+import os
 import secrets
 import socket
 import threading
@@ -60,7 +61,7 @@ def test_fork_bomb_is_bounded_and_swept(repo, mode):
     res = run(ex, repo, f"{name}(){{ {name}|{name}& }}; {name}; sleep 3", timeout=1)
     assert res.timed_out or res.exit_code is not None
     assert processes_with(name) == []
-    assert not ex.cgroups or not list(Path("/sys/fs/cgroup/pids").glob("ragcode-*-*"))  # removed
+    assert not ex.cgroups or not list(Path("/sys/fs/cgroup/pids").glob(f"ragcode-{os.getpid()}-*"))
 
 
 def test_memory_hog_fails_under_the_address_space_limit(repo):
