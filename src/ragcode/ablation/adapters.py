@@ -30,12 +30,24 @@ def index_name(folder: str, config: Config) -> str:
     return f"{folder}-{config.section_hash('chunking', 'embedder')[:12]}"
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=1)  # one repository's file tokens at a time: all 14 would hold gigabytes
 def _repo_oracle(repo_dir: str):
     from ragcode.bench.oracle_measure import RepoOracle
     from ragcode.chunking.walk import walk_repo
 
     return RepoOracle(f.text for f in walk_repo(repo_dir).files)
+
+
+_ATTAINABLE: dict[tuple[str, str], float] = {}
+
+
+def attainable(repo_dir: Path, oracle: str) -> float:
+    """The oracle's best single-file coverage in the repository (memoized per process, so later
+    cells of a grid never walk the repository again)."""
+    key = (str(repo_dir), oracle)
+    if key not in _ATTAINABLE:
+        _ATTAINABLE[key] = _repo_oracle(str(repo_dir)).attainable(oracle)
+    return _ATTAINABLE[key]
 
 
 def repo_dir_for(repos: Path, github_id: int) -> Path:
@@ -49,6 +61,7 @@ def repo_dir_for(repos: Path, github_id: int) -> Path:
 
 
 def bench_retrieval(tasks: Sequence[Task], repos: Path, config: Config) -> RetrievalBatch:
+    from ragcode.bench.oracle_measure import score_context
     from ragcode.index.build import index_repo
     from ragcode.retrieval.search import searcher_for
 
@@ -62,11 +75,10 @@ def bench_retrieval(tasks: Sequence[Task], repos: Path, config: Config) -> Retri
         index = index_repo(folder, config, name=index_name(folder.name, config), progress=False)
         searcher = searcher_for(index, config)
         pools[github_id] = list(index.chunks().values())
-        oracle = _repo_oracle(str(folder))
         for task in repo_tasks:
             hits = searcher.search(task.instruction, config.retrieval.k)
             ctx = searcher.context(task.instruction)
-            score = oracle.score(task.oracle, ctx.text)
+            score = score_context(task.oracle, ctx.text, attainable(folder, task.oracle))
             results.append(TaskRetrieval(
                 task=task, context=ctx.text, ranked_ids=tuple(h.chunk.id for h in hits),
                 context_ids=ctx.chunk_ids, attainable=score.attainable,

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
 from pydantic import ValidationError
 
 from ragcode.config import Config, _digest, load_config, set_dotted
