@@ -175,3 +175,21 @@ def test_score_cli_on_an_outputs_file_with_execution(tmp_path):
     report = json.loads(res.stdout)
     assert report["executed"] and report["n"] == 2 and report["pass@1"] == 0.5
     assert report["failures"] == {"model": 1, "infra": 0} and report["isolation"]
+
+
+def test_report_compares_scored_runs_by_setting_and_policy(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=2)
+    runner = CliRunner()
+    for setting in ("none", "oracle"):
+        out = tmp_path / setting
+        run_bench(load_tasks(tasks_file).tasks, repos, out,
+                  cfg(**{"generation.n": 5, "bench.setting": setting}))
+        for policy in ("mlbench-legacy", "static"):
+            res = runner.invoke(app, ["mlbench", "score", str(out), "--tasks", str(tasks_file), "--repos",
+                                      str(repos), "--policy", policy, "--no-exec", "--json"])
+            assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["mlbench", "report", str(tmp_path / "none"), str(tmp_path / "oracle")])
+    assert res.exit_code == 0, res.output
+    rows = [line for line in res.stdout.splitlines() if line.startswith("| none") or line.startswith("| oracle")]
+    assert len(rows) == 4 and any("| static |" in r for r in rows)
+    assert runner.invoke(app, ["mlbench", "report", str(tmp_path / "nothing")]).exit_code == 2

@@ -99,3 +99,31 @@ def markdown_table(report: dict[str, Any]) -> str:
         lines.append(row(repo, s))
     lines.append(row("**all**", report))
     return head + "\n".join(lines) + "\n"
+
+
+def collect_reports(run_dirs: list[Any]) -> list[dict[str, Any]]:
+    """Every ``report-*.json`` that ``score`` wrote into the given run directories."""
+    import json
+    from pathlib import Path
+
+    found = []
+    for d in run_dirs:
+        for path in sorted(Path(d).glob("report-*.json")):
+            data = json.loads(path.read_text())
+            data.pop("tasks", None)
+            data["report_file"] = str(path)
+            found.append(data)
+    return found
+
+
+def comparison_table(reports: list[dict[str, Any]]) -> str:
+    """One row per (run, setting, policy): the overview across runs."""
+    lines = ["| run | setting | model | policy | executed | n | pass@1 | pass@2 | pass@5 | model failures | infra failures |",
+             "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in sorted(reports, key=lambda r: (str(r.get("setting")), str(r.get("policy")), r["report_file"])):
+        run = str(r.get("source", r["report_file"])).rstrip("/").rsplit("/", 1)[-1]
+        lines.append(
+            f"| {run} | {r.get('setting') or '-'} | {r.get('model') or '-'} | {r.get('policy')} | "
+            f"{'yes' if r.get('executed') else 'no'} | {r['n']} | {_pct(r['pass@1'])} | {_pct(r['pass@2'])} | "
+            f"{_pct(r['pass@5'])} | {r['failures']['model']} | {r['failures']['infra']} |")
+    return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ def register(app: typer.Typer) -> None:
     app.command("prepare")(prepare)
     app.command("run")(run)
     app.command("score")(score)
+    app.command("report")(report)
 
 
 @common.handle_errors
@@ -115,3 +116,18 @@ def score(
         typer.echo(markdown_table(report))
         if report.get("note"):
             common.err_console.print(report["note"], highlight=False)
+
+
+@common.handle_errors
+def report(
+    runs: list[Path] = typer.Argument(..., help="Run directories already scored with `mlbench score`."),
+    as_json: bool = typer.Option(False, "--json", help="Print the reports as one JSON list."),
+) -> None:
+    """Compare scored runs: one row per run, setting and policy."""
+    from ragcode.bench.report import collect_reports, comparison_table
+    from ragcode.errors import RagcodeError
+
+    found = collect_reports(runs)
+    if not found:
+        raise RagcodeError("no report-*.json in these directories; run `ragcode mlbench score` on them first")
+    typer.echo(json.dumps(found) if as_json else comparison_table(found))
