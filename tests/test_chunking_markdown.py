@@ -53,7 +53,8 @@ def test_whole_document_under_soft_is_one_chunk_named_by_its_title() -> None:
 
 
 def test_a_fence_is_never_split_even_over_hard() -> None:
-    fence = "```python\n" + "\n".join(f"x_{i} = {i}  # padding padding" for i in range(40)) + "\n```"
+    body = "\n".join(f"x_{i} = {i}  # padding padding" for i in range(40))
+    fence = f"```python\n{body}\n```"
     text = f"# Big\n\nIntro line.\n\n{fence}\n\nAfter the fence.\n"
     chunks = chunk_markdown_text("a.md", text, SMALL)
     fence_chunks = [c for c in chunks if "```python" in c.text]

@@ -41,7 +41,8 @@ def test_notebook_split_keeps_code_cells_whole() -> None:
 
 def test_invalid_notebook_falls_back_to_lines() -> None:
     chunks = chunk_file(_file("bad.ipynb", "{not json\n"), ChunkingConfig())
-    assert [(c.kind, c.metadata) for c in chunks] == [("notebook", {"fallback": "invalid_notebook"})]
+    assert [(c.kind, c.metadata) for c in chunks] == [
+        ("notebook", {"fallback": "invalid_notebook"})]
 
 
 def test_line_windows_overlap_and_cover_everything() -> None:

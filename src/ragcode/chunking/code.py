@@ -149,7 +149,10 @@ class _CodeSplitter:
         defn = _definition(node)
         name_node = defn.child_by_field_name("name")
         name = name_node.text.decode("utf-8", "replace") if name_node is not None else "?"
-        unit = "class" if defn.type == "class_definition" else ("method" if in_class else "function")
+        if defn.type == "class_definition":
+            unit = "class"
+        else:
+            unit = "method" if in_class else "function"
         new_path = path + (name,)
         start, end = group[0].start_point[0], node.end_point[0]
         if self.size(start, end) <= self.max:
