@@ -142,3 +142,21 @@ def test_repository_never_gets_temp_py(repo):
     assert res.exit_code == 0 and "ran" in res.stdout
     assert not (repo / "examples" / "gcn" / "temp.py").exists()
     assert not (repo / "examples" / "gcn" / "temp_marker.txt").exists()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_remount_and_privilege_tricks_do_not_escape(repo, mode):
+    """Root inside the sandbox keeps no capabilities: remounting / read-write fails."""
+    target = Path("/var/tmp") / f"ragcode-escape-{secrets.token_hex(6)}"
+    code = f"mount -o remount,rw / 2>/dev/null; touch {target} 2>/dev/null; grep CapEff /proc/self/status"
+    try:
+        res = run(executor(mode), repo, code)
+        if mode != "bwrap" and "own-uid" not in executor(mode).isolation(executor(mode).interpreter("")):
+            # without bwrap a root answer can still write root-owned paths; only check the caps
+            assert "CapEff:\t0000000000000000" in res.stdout
+        else:
+            assert not target.exists()
+        assert "CapEff:\t0000000000000000" in res.stdout
+    finally:
+        if target.exists():
+            target.unlink()

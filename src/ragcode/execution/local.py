@@ -42,6 +42,12 @@ log = logging.getLogger(__name__)
 
 TAIL_CHARS = 4000
 _WARNED: set[str] = set()
+# capabilities kept inside bwrap: none, or just enough for setpriv to switch to the sandbox uid
+# (which then execs with none); bwrap also sets no_new_privs, so setuid binaries stay inert
+_CAPS_NONE = ["--cap-drop", "ALL"]
+_CAPS_SWITCH_UID = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                    "--cap-add", "CAP_SETPCAP"]
+_SETPRIV_DROP = ["--bounding-set=-all", "--inh-caps=-all"]
 _BWRAP_BASE = ["--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
                "--proc", "/proc", "--tmpfs", "/tmp"]
 
@@ -71,15 +77,36 @@ def unshare_works() -> bool:
     return proc.returncode == 0
 
 
+def home_binds(interpreter: str) -> list[str]:
+    """bwrap arguments that hide root's home (``--tmpfs /root``) but keep the interpreter there
+    reachable (its top-level folder under /root bound back read-only), so an unprivileged uid
+    can run it and nothing else of /root is visible."""
+    binds: list[str] = ["--tmpfs", "/root"]
+    seen: set[str] = set()
+    for p in (Path(interpreter).absolute(), Path(interpreter).resolve()):
+        try:
+            rel = p.relative_to("/root")
+        except ValueError:
+            continue
+        top = f"/root/{rel.parts[0]}"
+        if rel.parts and top not in seen:
+            seen.add(top)
+            binds += ["--ro-bind", top, top]
+    return binds
+
+
 @functools.lru_cache(maxsize=None)
-def usable_by_other_uid(interpreter: str, uid: int) -> bool:
-    """Can an unprivileged uid run ``interpreter``? (A venv under a 0700 home cannot.)
+def usable_by_other_uid(interpreter: str, uid: int, bwrap: bool = False) -> bool:
+    """Can an unprivileged uid run ``interpreter`` (inside bwrap's mounts when ``bwrap``)?
+    A venv whose Python sits under a 0700 /root cannot, outside bwrap.
 
     Probed through ``sh``: setpriv itself execs with capabilities still effective.
     """
+    wrap = ["bwrap", *_CAPS_SWITCH_UID, *_BWRAP_BASE, *home_binds(interpreter), "--"] if bwrap else []
     try:
-        proc = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                               "--", "sh", "-c", 'exec "$0" -c pass', interpreter], capture_output=True, timeout=60)
+        proc = subprocess.run([*wrap, "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                               *_SETPRIV_DROP, "--", "sh", "-c", 'exec "$0" -c pass', interpreter],
+                              capture_output=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
@@ -133,7 +160,7 @@ class LocalExecutor:
     def _uid_for(self, interp: str) -> int | None:
         if not self.can_switch_uid:
             return None
-        if not usable_by_other_uid(interp, self.config.sandbox_uid_base):
+        if not usable_by_other_uid(interp, self.config.sandbox_uid_base, self.mode == "bwrap"):
             if interp not in _WARNED:
                 _WARNED.add(interp)
                 log.warning("interpreter %s is not readable by an unprivileged uid; answers run as "
@@ -143,9 +170,10 @@ class LocalExecutor:
 
     # -- what is in force ---------------------------------------------------------------------
     def isolation(self, interp: str | None = None) -> str:
+        interp = interp or self.interpreter("")
         parts = ["scratch-copy", "session-kill", "rlimits", "env-scrubbed"]
         if self.mode == "bwrap":
-            parts.insert(0, "bwrap(" + ("" if self.config.network else "net,") + "pid,fs-ro)")
+            parts.insert(0, "bwrap(" + ("" if self.config.network else "net,") + "pid,fs-ro,no-caps)")
         elif self.mode == "unshare" and not self.config.network:
             parts.insert(0, "unshare(net)")
         if self.config.network:
@@ -154,8 +182,11 @@ class LocalExecutor:
             parts.append("network-open")
         if self.cgroups:
             parts.append("cgroup(pids)")
-        if self.can_switch_uid and (interp is None or usable_by_other_uid(interp, self.config.sandbox_uid_base)):
+        if self.can_switch_uid and (usable_by_other_uid(
+                interp, self.config.sandbox_uid_base, self.mode == "bwrap")):
             parts.append("own-uid")
+        elif self.run_as_root:
+            parts.append("root-without-caps")
         return "+".join(parts)
 
     def interpreter(self, repo_name: str) -> str:
@@ -201,8 +232,12 @@ class LocalExecutor:
         if uid is not None:
             for p in (bindir, home, tmp, *([cwd / "temp.py"] if spec.mode == "python" else [])):
                 os.chown(p, uid, uid)
-            inner = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", *inner]
-        argv = self._wrap(inner, root, cwd)
+            inner = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *_SETPRIV_DROP,
+                     "--", *inner]
+        elif self.run_as_root and self.mode != "bwrap" and shutil.which("setpriv"):
+            # still root: at least drop every capability (no remounts, no raw sockets, no ptrace)
+            inner = ["setpriv", *_SETPRIV_DROP, "--", *inner]
+        argv = self._wrap(inner, root, cwd, interp, uid)
         env = self._env(bindir, home, tmp)
         logdir = Path(tempfile.mkdtemp(prefix="ragcode-log-"))
         try:
@@ -210,10 +245,11 @@ class LocalExecutor:
         finally:
             shutil.rmtree(logdir, ignore_errors=True)
 
-    def _wrap(self, inner: list[str], root: Path, cwd: Path) -> list[str]:
+    def _wrap(self, inner: list[str], root: Path, cwd: Path, interp: str, uid: int | None) -> list[str]:
         if self.mode == "bwrap":
             net = [] if self.config.network else ["--unshare-net"]
-            return ["bwrap", *net, *_BWRAP_BASE, "--bind", str(root), str(root),
+            caps = _CAPS_SWITCH_UID if uid is not None else _CAPS_NONE
+            return ["bwrap", *caps, *net, *_BWRAP_BASE, *home_binds(interp), "--bind", str(root), str(root),
                     "--chdir", str(cwd), "--", *inner]
         if self.mode == "unshare" and not self.config.network:
             return ["unshare", "-n", "--", *inner]

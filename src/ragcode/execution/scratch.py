@@ -57,6 +57,7 @@ def scratch_copy(repo_dir: Path, base: str | None = None, owner: int | None = No
         _copy_tree(repo_dir, work)
         if owner is not None:
             os.chown(root, owner, owner)
+            os.chmod(root, 0o711)  # a capability-less root (bwrap --cap-drop ALL) must traverse it
             proc = subprocess.run(["chown", "-R", "-h", f"{owner}:{owner}", str(work)],
                                   capture_output=True, text=True)
             if proc.returncode != 0:
