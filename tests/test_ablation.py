@@ -207,6 +207,8 @@ def test_cli_runs_a_grid_with_the_default_stages_and_reuses_indexes(world):
     data = json.loads(first.output)
     assert [r["cell"] for r in data["rows"]] == ["md", "md+cli", "md+cli-2k"]
     assert all(r["n_tasks"] == 3 for r in data["rows"])
+    # every row shows the resolved value of every varied field, also where its cell did not set it
+    assert [r["context.budget"] for r in data["rows"]] == [6000, 6000, 2000]
     # two chunking settings -> two indexes per repository, shared by the cells that agree
     assert len(list((tmp / "idx").iterdir())) == 4
     second = json.loads(CliRunner().invoke(app, args).output)

@@ -86,6 +86,7 @@ def run_grid(
         ckey = cell_key(cell.config, spec.measure_key(), tkey, repos)
         row = store.load_cell(ckey)
         if row is not None:
+            row.update(varied_values(spec, cell))  # rows read back show every varied field too
             result.cached.append(cell.name)
             log.info("cell %d/%d %s: finished before (%s), skipped", i + 1, len(cells), cell.name, ckey)
         else:
@@ -132,7 +133,7 @@ def _run_cell(
         "config_hash": cell.config.hash(),
         "retrieval_key": rkey,
         "measure": spec.measure,
-        **{key: _cell_value(value) for key, value in cell.varied.items()},
+        **varied_values(spec, cell),
         **summarize(scores, spec.ks).as_row(),
     }
     if spec.measure == "generation":
@@ -183,6 +184,19 @@ def _retrieval_record(batch: RetrievalBatch, tasks: Sequence[Task]) -> dict[str,
         raise RagcodeError(f"the retrieval stage returned nothing for {len(missing)} task(s), e.g. "
                            f"{sorted(missing)[:3]}; check that --repos holds their repositories")
     return {"tasks": out_tasks, "scores": scores}
+
+
+def varied_values(spec: GridSpec, cell: Cell) -> dict[str, Any]:
+    """Every varied field's resolved value in this cell (a listed cell may not set them all)."""
+    return {key: _cell_value(resolved_value(cell.config, key)) for key in spec.varied_keys()}
+
+
+def resolved_value(config: Any, dotted: str) -> Any:
+    """The value of ``a.b.c`` in the resolved config (also for cells that did not set it)."""
+    cur: Any = config.to_dict()
+    for part in dotted.split("."):
+        cur = cur.get(part) if isinstance(cur, dict) else None
+    return cur
 
 
 def _cell_value(value: Any) -> Any:
