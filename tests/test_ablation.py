@@ -214,3 +214,19 @@ def test_cli_runs_a_grid_with_the_default_stages_and_reuses_indexes(world):
     second = json.loads(CliRunner().invoke(app, args).output)
     assert second["computed"] == [] and second["cached"] == ["md", "md+cli", "md+cli-2k"]
     assert second["rows"] == data["rows"]
+
+
+def test_cli_lists_cells_without_running_and_names_missing_options(tmp_path):
+    from typer.testing import CliRunner
+
+    from ragcode.cli import app
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text("axes:\n  retrieval.mode: [bm25, dense]\n")
+    listed = CliRunner().invoke(app, ["ablate", str(spec), "--list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    cells = json.loads(listed.output)["cells"]
+    assert [c["retrieval.mode"] for c in cells] == ["bm25", "dense"]
+    assert not (tmp_path / "out").exists()
+    refused = CliRunner().invoke(app, ["ablate", str(spec), "--out", str(tmp_path / "out")])
+    assert refused.exit_code == 2 and "--tasks, --repos" in refused.output

@@ -19,14 +19,17 @@ def register(app: typer.Typer) -> None:
 @common.handle_errors
 def ablate(
     spec: Path = typer.Argument(..., help="Ablation spec, e.g. configs/ablation/chunking.yaml."),
-    tasks: Path = typer.Option(..., "--tasks", help="ML-Bench task JSONL or parquet file."),
-    repos: Path = typer.Option(..., "--repos", help="Folder holding the repositories (ML-Bench folder names)."),
-    out: Path = typer.Option(..., "--out", help="Results folder (reused: finished cells are not redone)."),
+    tasks: Optional[Path] = typer.Option(None, "--tasks", help="ML-Bench task JSONL or parquet file."),
+    repos: Optional[Path] = typer.Option(
+        None, "--repos", help="Folder holding the repositories (ML-Bench folder names)."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Results folder (reused: finished cells are not redone)."),
     index_root: Optional[Path] = typer.Option(
         None, "--index-root", help="Where indexes are built and reused (default: OUT/indexes)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Use only the first N tasks."),
     set_: Optional[list[str]] = typer.Option(
         None, "--set", help="Override a config field in every cell: section.field=value (repeatable)."),
+    list_cells: bool = typer.Option(False, "--list", help="Only list the cells and their config hashes."),
     as_json: bool = typer.Option(False, "--json", help="Print the result rows as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and the table."),
 ) -> None:
@@ -39,12 +42,26 @@ def ablate(
 
     common.setup_logging(quiet=quiet or as_json)
     grid = load_grid(spec)
+    overrides = dict(parse_override(item) for item in (set_ or []))
+    if list_cells:
+        cells = grid.expand(overrides)
+        rows = [{"cell": c.name, "config_hash": c.config_hash, **c.varied} for c in cells]
+        if as_json:
+            common.console.print_json(json.dumps({"grid": grid.name, "cells": rows}))
+        else:
+            for row in rows:
+                common.console.print(" ".join(f"{k}={v}" for k, v in row.items()), highlight=False)
+        return
+    missing = [flag for flag, value in (("--tasks", tasks), ("--repos", repos), ("--out", out))
+               if value is None]
+    if missing:
+        raise RagcodeError(f"ragcode ablate needs {', '.join(missing)} to run a grid "
+                           "(or --list to only show its cells)")
     loaded = load_tasks(tasks)
     task_list = loaded.tasks[:limit] if limit else loaded.tasks
     if not repos.is_dir():
         raise RagcodeError(f"--repos {repos} is not a directory; point it at the folder holding the "
                            "repository checkouts")
-    overrides = dict(parse_override(item) for item in (set_ or []))
     result = run_grid(grid, task_list, repos, out, index_root=index_root, overrides=overrides,
                       progress=not (quiet or as_json))
     if as_json:
