@@ -193,3 +193,12 @@ def test_report_compares_scored_runs_by_setting_and_policy(tmp_path):
     rows = [line for line in res.stdout.splitlines() if line.startswith("| none") or line.startswith("| oracle")]
     assert len(rows) == 4 and any("| static |" in r for r in rows)
     assert runner.invoke(app, ["mlbench", "report", str(tmp_path / "nothing")]).exit_code == 2
+
+
+def test_bm25_setting_gives_the_paper_retrieval_context(tmp_path):
+    pytest.importorskip("rank_bm25")
+    tasks_file, repos = make_bench(tmp_path, n_tasks=1)
+    task = load_tasks(tasks_file).tasks[0]
+    ctx = ContextBuilder("bm25", repos, cfg(**{"context.budget": 300})).build(task)
+    assert 0 < len(ctx.text) <= 300
+    assert "train.py" in ctx.text or "cora" in ctx.text
