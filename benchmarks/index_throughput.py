@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> None:
         table.add_column(c, justify="right")
     for name, run in results["runs"].items():
         table.add_row(name, *(str(run[c]) for c in cols))
-    console = Console()
+    console = Console(width=150)
     console.print(table)
     r = results["runs"]["ragcode"]
     console.print(f"ragcode re-run on the unchanged repo: {r['unchanged_rerun_s']} s, "

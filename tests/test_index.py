@@ -182,6 +182,14 @@ def test_corrupt_manifest_and_count_mismatch(env) -> None:  # noqa: ANN001
         load_index(index.dir)
     with pytest.raises(IndexStateError, match="no index at"):
         load_index(Path(index.dir).parent / "missing")
+    path.write_text(good)
+    (Path(index.dir) / m["vectors"]).write_bytes(b"not a faiss file")
+    with pytest.raises(IndexStateError, match="corrupt: vectors vectors-1.faiss cannot be read"):
+        load_index(index.dir)
+    # a corrupt index is not built upon; --rebuild recovers
+    with pytest.raises(IndexStateError, match="--rebuild"):
+        index_repo(repo, cfg(), progress=False)
+    assert index_repo(repo, cfg(), rebuild=True, progress=False).vector_count == 9
 
 
 def test_killed_mid_embedding_keeps_old_index_and_resumes(env, monkeypatch, minilm) -> None:  # noqa: ANN001

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any, Optional
 
@@ -51,6 +52,8 @@ def index_command(
 ) -> None:
     """Index a repository: walk, chunk, embed, store. Re-running updates only what changed."""
     common.setup_logging(quiet=quiet or as_json)
+    for noisy in ("faiss", "sentence_transformers", "httpx"):  # their INFO lines are not ours
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     cfg = common.config_from(config, set_)
     from ragcode.index.build import index_repo
 

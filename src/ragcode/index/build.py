@@ -268,7 +268,13 @@ def index_repo(
                 with stages.stage("embed", total=len(to_add)) as advance:
                     if to_add:
                         cache = EmbeddingCache.in_dir(cfg.index.cache_dir)
-                        embedder = CachedEmbedder(lambda: load_embedder(cfg.embedder), cache,
+                        def load_model() -> Any:
+                            start = time.perf_counter()
+                            model = load_embedder(cfg.embedder)
+                            summary.seconds["load-model"] = round(time.perf_counter() - start, 3)
+                            return model
+
+                        embedder = CachedEmbedder(load_model, cache,
                                                   name=emb_name, chunk_size=max(8, cfg.embedder.batch_size * 2))
                         chunk_map = store.get(to_add)
                         texts = [chunk_map[i].embed_text for i in to_add]
@@ -282,6 +288,9 @@ def index_repo(
                     if vectors is not None:
                         summary.vectors_removed = vectors.remove(to_remove)
                 summary.vectors_added = len(to_add)
+                if "load-model" in summary.seconds:  # report the model load on its own
+                    summary.seconds["embed"] = round(
+                        summary.seconds["embed"] - summary.seconds["load-model"], 3)
 
                 # write: new generation files, then the manifest --------------------------------
                 with stages.stage("write") as advance, store.transaction():

@@ -66,9 +66,22 @@ class Index:
         self.name: str = manifest.get("name", index_dir.name)
         self.root = Path(manifest.get("repo", ""))
         self.summary: Any = None  # set by index_repo to the build's IndexSummary
-        self._store = ChunkStore(index_dir / manifest["chunk_store"], readonly=True)
+        hint = rebuild_hint(index_dir, manifest.get("repo"))
+        try:
+            self._store = ChunkStore(index_dir / manifest["chunk_store"], readonly=True)
+            self._store.count()
+        except Exception as exc:  # noqa: BLE001 - missing or unreadable SQLite file
+            raise IndexStateError(
+                f"index at {index_dir} is corrupt: chunk store {manifest['chunk_store']} cannot be "
+                f"opened ({exc}); {hint}") from None
         vec_file = manifest.get("vectors")
-        self._vectors = VectorIndex.read(index_dir / vec_file) if vec_file else None
+        try:
+            self._vectors = VectorIndex.read(index_dir / vec_file) if vec_file else None
+        except Exception as exc:  # noqa: BLE001 - faiss raises RuntimeError on a bad file
+            self._store.close()
+            raise IndexStateError(
+                f"index at {index_dir} is corrupt: vectors {vec_file} cannot be read "
+                f"({str(exc).splitlines()[0] if str(exc) else exc!r}); {hint}") from None
         self._chunks: dict[int, Chunk] | None = None
         self._embedder: Embedder | None = None
         self._lock = threading.Lock()
@@ -157,12 +170,20 @@ def load_index(name_or_path: str | Path, config: Config | None = None) -> Index:
     if isinstance(name_or_path, Index):
         return name_or_path
     index_dir = resolve_index_dir(name_or_path, config)
-    manifest = read_manifest(index_dir)
-    if config is not None:
-        check_embedder(index_dir, manifest, config.embedder)
-    else:
+    for attempt in (1, 2):
+        manifest = read_manifest(index_dir)
+        if config is not None:
+            check_embedder(index_dir, manifest, config.embedder)
+            cfg = config
+        else:
+            try:
+                cfg = Config.model_validate(manifest.get("config", {}))
+            except Exception:  # noqa: BLE001 - an older config layout: fall back to defaults
+                cfg = Config()
         try:
-            config = Config.model_validate(manifest.get("config", {}))
-        except Exception:  # noqa: BLE001 - an older config layout: fall back to defaults
-            config = Config()
-    return Index(index_dir, manifest, config)
+            return Index(index_dir, manifest, cfg)
+        except IndexStateError:
+            # an update may have swapped the manifest and removed the files we were opening
+            if attempt == 2 or read_manifest(index_dir).get("generation") == manifest.get("generation"):
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
