@@ -15,7 +15,7 @@ import pytest
 from index_helpers import make_repo, simple_chunk, use_simple_chunking
 from ragcode.config import EmbedderConfig, load_config
 from ragcode.embedding import load_embedder
-from ragcode.errors import IndexStateError, RepoNotFoundError
+from ragcode.errors import ConfigError, IndexStateError, RepoNotFoundError
 from ragcode.index.build import index_repo
 from ragcode.index.store import load_index
 from ragcode.types import SourceFile, sha256_text
@@ -126,6 +126,12 @@ def test_kinds_limit_vectors_and_can_be_widened(env) -> None:  # noqa: ANN001
     wide = index_repo(repo, cfg(), progress=False)
     assert wide.vector_ids() == set(wide.chunks()) and wide.summary.chunks_added == 0
     assert wide.summary.vectors_added == 4 and wide.summary.cached == 0
+
+
+def test_unknown_kind_in_embedder_kinds_is_an_error(env) -> None:  # noqa: ANN001
+    repo, cfg = env
+    with pytest.raises(ConfigError, match=r"unknown chunk kinds \['md'\]"):
+        index_repo(repo, cfg(**{"embedder.kinds": ["md"]}), progress=False)
 
 
 def test_disabled_embedding_builds_a_chunk_only_index(env) -> None:  # noqa: ANN001

@@ -21,11 +21,12 @@ from typing import Any, Iterator
 
 from ragcode import __version__
 from ragcode.config import Config, load_config
-from ragcode.errors import IndexStateError, RepoNotFoundError
+from ragcode.errors import ConfigError, IndexStateError, RepoNotFoundError
 from ragcode.index.chunk_store import ChunkStore
 from ragcode.index.manifest import FORMAT_VERSION, read_manifest, write_manifest
 from ragcode.index.store import Index, check_embedder, load_index
 from ragcode.index.vectors import VectorIndex
+from ragcode.types import CHUNK_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +144,11 @@ def _clean_stale(index_dir: Path, keep: set[str]) -> None:
 
 def _embed_kinds(cfg: Config) -> set[str] | None:
     """Kinds that get vectors; ``None`` = all."""
+    unknown = sorted(set(cfg.embedder.kinds) - set(CHUNK_KINDS))
+    if unknown:
+        raise ConfigError(
+            f"embedder.kinds has unknown chunk kinds {unknown}; known kinds: "
+            f"{', '.join(CHUNK_KINDS)} (empty = all)")
     if not cfg.embedder.enabled:
         return set()
     return set(cfg.embedder.kinds) if cfg.embedder.kinds else None
@@ -179,6 +185,7 @@ def index_repo(
     index_dir = Path(out or cfg.index.root).expanduser() / name
     summary = IndexSummary(name=name, index_dir=str(index_dir), repo=str(repo))
     emb_name = embedder_key(cfg.embedder)
+    embed_kinds = _embed_kinds(cfg)
 
     with _locked(index_dir):
         old: dict[str, Any] | None = None
@@ -257,7 +264,6 @@ def index_repo(
                     advance(1)
 
                 # embed ------------------------------------------------------------------------
-                embed_kinds = _embed_kinds(cfg)
                 vectors = VectorIndex.read(index_dir / old["vectors"]) \
                     if old and old.get("vectors") else None
                 have = vectors.ids() if vectors else set()
