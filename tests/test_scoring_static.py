@@ -101,3 +101,12 @@ def test_failures_that_point_at_the_machine_are_infrastructure(tmp_path):
     assert environment_failure("ModuleNotFoundError: No module named 'made_up_thing'", repo) == ""
     assert "GPU" in environment_failure("RuntimeError: Found no NVIDIA driver on your system.", repo)
     assert environment_failure("ValueError: bad", repo) == ""
+    (repo / "README.md").write_text("Install with `pip install my-attention-lib` first, or from source.\n")
+    (repo / "requirements.txt").write_text("# deps\nnumpy>=1.0\nPyYAML==6.0\n")
+    from ragcode.bench.static_checks import repo_declared_packages
+
+    repo_declared_packages.cache_clear()  # read once per repository per process
+    assert "pip install" in environment_failure("ModuleNotFoundError: No module named 'my_attention_lib'", repo)
+    assert environment_failure("ModuleNotFoundError: No module named 'yaml'", repo) == ""  # import name differs
+    assert "pip install" in environment_failure("ModuleNotFoundError: No module named 'numpy'", repo)
+    assert environment_failure("ModuleNotFoundError: No module named 'first'", repo) == ""  # prose

@@ -51,9 +51,13 @@ def load_outputs(source: str | Path) -> tuple[list[dict[str, Any]], dict[str, An
     return records, meta
 
 
+# bump when a policy's rules or the failure classification change, so cached verdicts are redone
+VERDICT_VERSION = 2
+
+
 def verdict_key(policy: str, executed: bool, task: Task, output: str, config: Config) -> str:
     payload = {
-        "policy": policy, "executed": executed, "github_id": task.github_id, "path": task.path,
+        "version": VERDICT_VERSION, "policy": policy, "executed": executed, "github_id": task.github_id, "path": task.path,
         "arguments": repr(sorted(task.arguments.items(), key=lambda kv: str(kv[0]))), "type": task.type,
         "output": output,
         "execution": config.to_dict()["execution"] if executed else None,

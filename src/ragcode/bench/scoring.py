@@ -68,18 +68,21 @@ _NO_GPU = re.compile(r"(Found no NVIDIA driver|Torch not compiled with CUDA enab
 
 def environment_failure(stderr: str, repo_dir: Path | None = None) -> str:
     """Why a failed run points at the machine rather than the answer ('' when it does not):
-    no GPU, or a missing module that the repository's own code imports (a real dependency the
-    environment lacks; a module only the answer imports may be made up, so it stays a model
-    failure). Counted as an infrastructure failure."""
+    no GPU, or a missing module that the repository's own code imports or that its docs /
+    requirement files say to install (a real dependency the environment lacks; a module only
+    the answer mentions may be made up, so it stays a model failure). Counted as an
+    infrastructure failure."""
     m = _NO_GPU.search(stderr)
     if m:
         return f"needs a GPU / CUDA ({m.group(1)})"
     m = _MISSING_MODULE.search(stderr)
     if m and repo_dir is not None:
-        from ragcode.bench.static_checks import repo_imports
+        from ragcode.bench.static_checks import repo_declared_packages, repo_imports
 
         if m.group(1) in repo_imports(repo_dir):
             return f"environment lacks module {m.group(1)!r}, which the repository imports"
+        if m.group(1).lower() in repo_declared_packages(repo_dir):
+            return f"environment lacks module {m.group(1)!r}, which the repository says to pip install"
     return ""
 
 

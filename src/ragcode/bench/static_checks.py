@@ -248,6 +248,46 @@ def repo_imports(repo_dir: Path) -> frozenset[str]:
     return frozenset(names)
 
 
+_PIP_INSTALL = re.compile(r"pip3?\s+install\s+([^\n`;&|]+)")
+_PACKAGE_WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_DECLARING_FILES = ("requirements*.txt", "setup.py", "setup.cfg", "pyproject.toml",
+                    "environment*.yml", "environment*.yaml", "README*", "readme*")
+
+
+def _norm(name: str) -> str:
+    return name.strip().lower().replace("-", "_").replace(".", "_")
+
+
+@functools.lru_cache(maxsize=32)
+def repo_declared_packages(repo_dir: Path) -> frozenset[str]:
+    """Distribution names the repository asks users to install: requirement-file lines and the
+    words after ``pip install`` in its top-level docs and setup files (normalised to import
+    style: lower case, ``-`` -> ``_``)."""
+    names: set[str] = set()
+    for pattern in _DECLARING_FILES:
+        for path in repo_dir.glob(pattern):
+            if not path.is_file():
+                continue
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if path.name.startswith("requirements"):
+                names.update(_norm(m.group(1)) for line in text.splitlines()
+                             if (m := _REQ_NAME.match(line)) and not line.lstrip().startswith(("#", "-")))
+            for m in _PIP_INSTALL.finditer(text):
+                for word in m.group(1).split():
+                    word = word.strip("'\"")
+                    if word.startswith(("-", ".", "/", "git+", "http")) or word.endswith((".txt", ".yml", ".yaml")):
+                        continue
+                    word = re.split(r"[\[<>=!~]", word, maxsplit=1)[0]
+                    if not _PACKAGE_WORD.match(word):
+                        break  # prose after the command
+                    names.add(_norm(word))
+    return frozenset(n for n in names if n)
+
+
 @functools.lru_cache(maxsize=64)
 def _env_modules(interpreter: str, names: tuple[str, ...]) -> dict[str, bool]:
     if not names:
