@@ -159,7 +159,8 @@ class CachedEmbedder:
         self.hits += n_hit
         if on_progress and n_hit:
             on_progress(n_hit)
-        items = list(todo.items())
+        # similar lengths in one batch: less padding (the model sorts only within a call)
+        items = sorted(todo.items(), key=lambda item: len(texts[item[1]]))
         for start in range(0, len(items), self.chunk_size):
             part = items[start:start + self.chunk_size]
             vecs = self.inner.embed([texts[i] for _, i in part])
