@@ -280,49 +280,43 @@ class LocalExecutor:
         out_path, err_path = logdir / "stdout", logdir / "stderr"
         cgroup = PidsCgroup.create(self.config.max_procs) if self.cgroups else None
 
-        def child_setup() -> None:
+        def child_setup() -> None:  # in the child, between fork and exec
             if cgroup is not None:
                 cgroup.enter()
             self._limits()
 
         start = time.monotonic()
         try:
-            return self._spawn_in(argv, cwd, env, spec, uid, iso, out_path, err_path, child_setup,
-                                  cgroup, start)
+            with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
+                # drain_stdout=False: a pipe nobody reads, exactly like the official harness
+                stdout = out_fh if spec.drain_stdout else subprocess.PIPE
+                try:
+                    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                            stdout=stdout, stderr=err_fh, start_new_session=True,
+                                            preexec_fn=child_setup)
+                except OSError as exc:
+                    return ExecResult(None, False, iso, infra_error=f"cannot start {argv[0]}: {exc}")
+                timed_out, code = False, None
+                try:
+                    code = proc.wait(timeout=spec.timeout_s)
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                duration = time.monotonic() - start
+                survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
+                if cgroup is not None:
+                    survivors.update(cgroup.pids())
+                    cgroup.kill_all()
+                kill_tree(proc.pid, uid)
+                proc.wait()
+                if proc.stdout is not None:
+                    proc.stdout.close()
         finally:
             if cgroup is not None:
                 cgroup.remove()
-
-    def _spawn_in(self, argv, cwd, env, spec, uid, iso, out_path, err_path, child_setup, cgroup,
-                  start) -> ExecResult:  # noqa: ANN001
-        with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
-            stdout = out_fh if spec.drain_stdout else subprocess.PIPE
-            try:
-                proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=stdout, stderr=err_fh, start_new_session=True,
-                                        preexec_fn=child_setup)
-            except OSError as exc:
-                return ExecResult(None, False, iso, infra_error=f"cannot start {argv[0]}: {exc}")
-            sid = proc.pid
-            timed_out = False
-            try:
-                code: int | None = proc.wait(timeout=spec.timeout_s)
-            except subprocess.TimeoutExpired:
-                timed_out, code = True, None
-            duration = time.monotonic() - start
-            survivors = set(find_survivors(sid, uid))
-            if cgroup is not None:
-                survivors.update(cgroup.pids())
-                cgroup.kill_all()
-            leftovers = len(survivors)
-            kill_tree(sid, uid)
-            if timed_out:
-                proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
         stderr = _tail(err_path)
         infra = ""
         if code not in (None, 0) and stderr.lstrip().startswith(("bwrap:", "setpriv:", "unshare:")):
             infra = f"sandbox failed to start: {stderr.strip().splitlines()[0]}"
         return ExecResult(code, timed_out, iso, stdout=_tail(out_path), stderr=stderr,
-                          duration_s=round(duration, 3), infra_error=infra, leftover_killed=leftovers)
+                          duration_s=round(duration, 3), infra_error=infra,
+                          leftover_killed=len(survivors - {proc.pid}))
