@@ -1,6 +1,8 @@
 """Causal LMs through Hugging Face transformers: a local folder, a hub id (offline: only what is
 already in the HF cache), or a GGUF file (dequantised on load through transformers' GGUF support,
-which needs the ``gguf`` package).
+which needs the ``gguf`` and ``accelerate`` packages). A GGUF file's conversion (tokenizer rebuild
+and dequantisation, the slow part) is done once and kept as safetensors under
+``<cache_dir>/models/transformers/``; later loads read that copy.
 
 The chat template comes from the tokenizer (for GGUF files: the template stored in the file).
 ``n`` samples are drawn in one batched ``generate`` call (``num_return_sequences``): the prompt is
@@ -11,6 +13,7 @@ run once per sample but in a single batch. The batch is seeded with ``sampling.s
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +34,13 @@ class TransformersLLM:
         where = resolve_model(llm_config.model, cache_dir)
         kwargs: dict[str, Any] = {}
         source = where
+        converted = None
         if is_gguf(where):
-            source, kwargs["gguf_file"] = str(Path(where).parent), Path(where).name
+            converted = _converted_dir(Path(where), cache_dir)
+            if (converted / _DONE).is_file():
+                source = str(converted)  # dequantised once before: plain safetensors, fast to load
+            else:
+                source, kwargs["gguf_file"] = str(Path(where).parent), Path(where).name
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
             self.model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32, **kwargs)
@@ -43,6 +51,8 @@ class TransformersLLM:
                 "already in the local Hugging Face cache"
             ) from exc
         self.model.eval()
+        if converted is not None and "gguf_file" in kwargs and cache_dir:
+            _save_converted(self.model, self.tokenizer, converted)
         self.model_id = f"transformers:{Path(where).name if Path(where).exists() else where}"
 
     def generate(self, messages: list[Message], n: int, sampling: Sampling) -> list[str]:
@@ -72,6 +82,49 @@ class TransformersLLM:
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+_DONE = "ragcode-converted.ok"
+
+
+def _converted_dir(gguf: Path, cache_dir: str | Path) -> Path:
+    """Where the dequantised copy of ``gguf`` is kept: keyed by its name, size and mtime."""
+    st = gguf.stat()
+    return Path(cache_dir) / "models" / "transformers" / f"{gguf.stem}-{st.st_size}-{st.st_mtime_ns}"
+
+
+def _save_converted(model: Any, tokenizer: Any, target: Path) -> None:
+    """Keep the GGUF -> transformers conversion (tokenizer rebuild + dequantisation, the slow
+    part of loading) as safetensors, written to a temp folder and renamed into place."""
+    import shutil
+    import tempfile
+
+    tmp: Path | None = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        # the weights are already dequantised; the GGUF loader's marker would block saving
+        quantizer = getattr(model, "hf_quantizer", None)
+        qconfig = getattr(model.config, "quantization_config", None)
+        try:
+            model.hf_quantizer = None
+            if qconfig is not None:
+                del model.config.quantization_config
+            model.save_pretrained(tmp)
+        finally:
+            model.hf_quantizer = quantizer
+            if qconfig is not None:
+                model.config.quantization_config = qconfig
+        tokenizer.save_pretrained(tmp)
+        (tmp / _DONE).write_text("ok\n")
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+        log.info("kept the converted model in %s", target)
+    except (OSError, ValueError) as exc:  # a cache is an optimisation: never fail the load for it
+        log.warning("could not keep the converted model in %s: %s", target, exc)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _cut_at_stop(text: str, stop: tuple[str, ...]) -> str:
