@@ -28,7 +28,7 @@ from ragcode.integrations.llamaindex import (  # noqa: E402
 )
 from ragcode.types import Chunk  # noqa: E402
 
-from llamaindex_helpers import network_off, restore_llamaindex_settings, tiny_repo  # noqa: E402,F401
+pytest_plugins = ["llamaindex_helpers"]  # fixtures: tiny_repo, network_off, restore_llamaindex_settings
 
 
 def file_lines(repo: Path, rel: str, start: int, end: int) -> str:
@@ -157,8 +157,9 @@ def test_chunk_node_round_trip_keeps_everything():
 
 @pytest.fixture(scope="module")
 def tiny_index(tmp_path_factory):
-    from ragcode.api import index_repo
     from llamaindex_helpers import write_repo
+
+    from ragcode.api import index_repo
 
     base = tmp_path_factory.mktemp("li-index")
     repo = write_repo(base / "tiny-repo")

@@ -21,7 +21,8 @@ from ragcode.integrations.llamaindex.node_parser import RagcodeNodeParser  # noq
 from ragcode.integrations.llamaindex.nodes import chunk_to_node, node_to_chunk  # noqa: E402
 from ragcode.integrations.llamaindex.retriever import RagcodeRetriever  # noqa: E402
 from ragcode.integrations.llamaindex.settings import (  # noqa: E402
-    RagcodeEmbedding, use_offline_settings,
+    RagcodeEmbedding,
+    use_offline_settings,
 )
 
 __all__ = [

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path, PurePath
-from typing import Any, List, Optional, Sequence
+from typing import Any
 
 from ragcode.config import ChunkingConfig
 from ragcode.errors import RagcodeError
@@ -29,7 +30,12 @@ from llama_index.core.schema import BaseNode, Document, NodeRelationship  # noqa
 from llama_index.core.utils import get_tqdm_iterable  # noqa: E402
 
 from ragcode.integrations.llamaindex.nodes import (  # noqa: E402
-    EMBED_KEYS, LLM_KEYS, LineIndex, chunk_char_span, chunk_to_node, ordered,
+    EMBED_KEYS,
+    LLM_KEYS,
+    LineIndex,
+    chunk_char_span,
+    chunk_to_node,
+    ordered,
 )
 
 log = logging.getLogger(__name__)
@@ -44,7 +50,7 @@ class RagcodeNodeParser(NodeParser):
     chunking: ChunkingConfig = Field(
         default_factory=ChunkingConfig, description="ragcode chunking settings (config.chunking)."
     )
-    repo_root: Optional[str] = Field(
+    repo_root: str | None = Field(
         default=None, description="Make absolute document paths relative to this directory."
     )
     link_cli: bool = Field(
@@ -98,8 +104,8 @@ class RagcodeNodeParser(NodeParser):
         return per_doc
 
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,
-                     **kwargs: Any) -> List[BaseNode]:
-        out: List[BaseNode] = []
+                     **kwargs: Any) -> list[BaseNode]:
+        out: list[BaseNode] = []
         for doc, chunks in zip(nodes, self._chunk_documents(nodes, show_progress)):
             lines = LineIndex(doc.get_content())
             doc_nodes = []
@@ -111,8 +117,8 @@ class RagcodeNodeParser(NodeParser):
             out.extend(doc_nodes)
         return out
 
-    def _postprocess_parsed_nodes(self, nodes: List[BaseNode],
-                                  parent_doc_map: dict[str, Document]) -> List[BaseNode]:
+    def _postprocess_parsed_nodes(self, nodes: list[BaseNode],
+                                  parent_doc_map: dict[str, Document]) -> list[BaseNode]:
         # The base class re-finds each node's text to set character offsets and merges the
         # document's metadata in; ragcode knows the offsets exactly and shows the embedding
         # model and the LLM only its own location keys.

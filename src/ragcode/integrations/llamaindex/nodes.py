@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import bisect
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ragcode.integrations._extras import require_llamaindex
 from ragcode.types import Chunk
@@ -99,12 +100,6 @@ class LineIndex:
         start = self.starts[start_line - 1]
         end = self.starts[end_line] - 1 if end_line < n else len(self.text)
         return start, max(start, end)
-
-
-def locate(text: str, piece: str, start: int = 0) -> int:
-    """Offset of ``piece`` in ``text`` at or after ``start``, else anywhere, else -1."""
-    pos = text.find(piece, start)
-    return pos if pos != -1 else text.find(piece)
 
 
 def chunk_char_span(lines: LineIndex, chunk: Chunk) -> tuple[int, int]:

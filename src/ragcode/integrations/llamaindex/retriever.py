@@ -8,7 +8,7 @@ Retrieval settings (``mode``, ``k``, ``kinds``, ``path_prefix``, ...) are the fi
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any
 
 from ragcode.config import Config, load_config
 from ragcode.errors import ConfigError
@@ -54,15 +54,15 @@ def _validated(data: dict[str, Any]) -> Config:
 class RagcodeRetriever(BaseRetriever):
     """Hybrid (dense + BM25) retrieval over a ragcode index, for LlamaIndex query engines."""
 
-    def __init__(self, index: Any, config: Optional[Config] = None,
-                 callback_manager: Optional[CallbackManager] = None, verbose: bool = False):
+    def __init__(self, index: Any, config: Config | None = None,
+                 callback_manager: CallbackManager | None = None, verbose: bool = False):
         self._index = index
         self._config = config or Config()
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     @classmethod
     def from_index(cls, path_or_name: Any, config: Any = None,
-                   callback_manager: Optional[CallbackManager] = None,
+                   callback_manager: CallbackManager | None = None,
                    **retrieval_settings: Any) -> RagcodeRetriever:
         """Open a ragcode index by name or path; ``retrieval_settings`` override
         ``config.retrieval`` (e.g. ``mode="bm25", k=10, kinds=["markdown", "cli"]``)."""
@@ -80,7 +80,7 @@ class RagcodeRetriever(BaseRetriever):
     def index(self) -> Any:
         return self._index
 
-    def _retrieve(self, query_bundle: QueryBundle) -> List[NodeWithScore]:
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         from ragcode.retrieval.search import search
 
         hits = search(self._index, query_bundle.query_str, k=self._config.retrieval.k,

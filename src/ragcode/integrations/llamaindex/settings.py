@@ -8,7 +8,7 @@ ragcode's own embedder (the bundled MiniLM by default; no download).
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any
 
 from ragcode.config import EmbedderConfig
 from ragcode.integrations._extras import require_llamaindex
@@ -27,7 +27,7 @@ class RagcodeEmbedding(BaseEmbedding):
                                      description="ragcode embedder settings (config.embedder).")
     _model: Any = PrivateAttr(default=None)
 
-    def __init__(self, embedder: Optional[EmbedderConfig] = None, **kwargs: Any):
+    def __init__(self, embedder: EmbedderConfig | None = None, **kwargs: Any):
         embedder = embedder or EmbedderConfig()
         kwargs.setdefault("model_name", f"ragcode:{embedder.model}")
         kwargs.setdefault("embed_batch_size", embedder.batch_size)
@@ -44,20 +44,20 @@ class RagcodeEmbedding(BaseEmbedding):
             self._model = load_embedder(self.embedder)
         return self._model
 
-    def _get_query_embedding(self, query: str) -> List[float]:
+    def _get_query_embedding(self, query: str) -> list[float]:
         return self._load().embed_query([query])[0].tolist()
 
-    async def _aget_query_embedding(self, query: str) -> List[float]:
+    async def _aget_query_embedding(self, query: str) -> list[float]:
         return self._get_query_embedding(query)
 
-    def _get_text_embedding(self, text: str) -> List[float]:
+    def _get_text_embedding(self, text: str) -> list[float]:
         return self._load().embed([text])[0].tolist()
 
-    def _get_text_embeddings(self, texts: List[str]) -> List[List[float]]:
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         return [v.tolist() for v in self._load().embed(texts)]
 
 
-def use_offline_settings(llm: Any = None, embedder: Optional[EmbedderConfig] = None,
+def use_offline_settings(llm: Any = None, embedder: EmbedderConfig | None = None,
                          embed_model: Any = None) -> None:
     """Set ``Settings.llm`` (default ``MockLLM``) and ``Settings.embed_model`` (default
     ``RagcodeEmbedding``) so nothing in LlamaIndex reaches for OpenAI or a model hub."""
