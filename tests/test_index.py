@@ -116,6 +116,7 @@ def test_incremental_edit_delete_add_against_faiss_ids(env) -> None:  # noqa: AN
     t = third.summary
     assert (t.files_unchanged, t.chunks_added, t.embedded, t.cached) == (4, 0, 0, 0)
     assert _by_path(third) == after
+    assert third.manifest["generation"] == second.manifest["generation"]  # nothing rewritten
 
 
 def test_kinds_limit_vectors_and_can_be_widened(env) -> None:  # noqa: ANN001

@@ -214,6 +214,14 @@ def index_repo(
             current = {f.path: f for f in walked.files}
             kinds = {p: walked.file_kind(p) for p in current}
             summary.files_by_kind = dict(sorted(Counter(kinds.values()).items()))
+            if old and _up_to_date(old, current, cfg):  # nothing to write: no new generation
+                summary.files_unchanged = len(current)
+                summary.skipped = dict(sorted(skipped.items()))
+                summary.chunks_by_kind = dict(old["counts"].get("chunks_by_kind", {}))
+                summary.vectors = int(old["counts"].get("vectors", 0))
+                index = load_index(index_dir, cfg)
+                index.summary = summary
+                return index
 
             # open or create the new generation of the chunk store -------------------------
             if old:
@@ -348,6 +356,14 @@ def index_repo(
     log.info("indexed %s: %d files, %d chunks, %d vectors (%d embedded, %d cached)", repo,
              summary.files, summary.chunks, summary.vectors, summary.embedded, summary.cached)
     return index
+
+
+def _up_to_date(old: dict[str, Any], current: dict[str, Any], cfg: Config) -> bool:
+    """Same files (by sha256), same chunking and embedder settings as the stored index."""
+    hashes = old.get("section_hashes", {})
+    return (hashes.get("chunking") == cfg.section_hash("chunking")
+            and hashes.get("embedder") == cfg.section_hash("embedder")
+            and old.get("files") == {p: f.sha256 for p, f in current.items()})
 
 
 def _readable_manifest(index_dir: Path) -> dict[str, Any] | None:
