@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
 from exec_helpers import make_repo
+
 from ragcode.generation.backends.scripted import ScriptedLLM
 
 
@@ -28,9 +30,14 @@ def make_bench(tmp_path: Path, n_tasks: int = 4) -> tuple[Path, Path]:
     return tasks, repos
 
 
-class SlowScriptedLLM(ScriptedLLM):
-    """The scripted model, taking a while per call (so a test can kill a run mid-way)."""
+class BlockingScriptedLLM(ScriptedLLM):
+    """The scripted model that hangs on call number ``$RAGCODE_TEST_BLOCK_AT`` (1-based) after
+    creating the file ``$RAGCODE_TEST_BLOCKED``, so a test can kill a run at a known point."""
 
     def generate(self, messages, n, sampling):  # noqa: ANN001
-        time.sleep(0.4)
+        block_at = int(os.environ.get("RAGCODE_TEST_BLOCK_AT", "0"))
+        if block_at and len(self.calls) + 1 == block_at:
+            Path(os.environ["RAGCODE_TEST_BLOCKED"]).write_text("blocked")
+            while True:
+                time.sleep(1)
         return super().generate(messages, n, sampling)

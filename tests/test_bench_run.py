@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from bench_helpers import make_bench
 from typer.testing import CliRunner
 
-from bench_helpers import make_bench
 from ragcode.bench.dataset import load_tasks
 from ragcode.bench.runner import run_bench
 from ragcode.bench.settings import ContextBuilder
@@ -108,28 +108,35 @@ def test_run_killed_with_sigkill_resumes(tmp_path):
     tasks_file, repos = make_bench(tmp_path, n_tasks=6)
     out = tmp_path / "run"
     here = Path(__file__).parent
-    argv = [sys.executable, "-c", "import sys; from ragcode.cli import main; main(sys.argv[1:])", "mlbench", "run", "--tasks", str(tasks_file),
-            "--repos", str(repos), "--out", str(out), "--setting", "none",
-            "--llm", "bench_helpers:SlowScriptedLLM", "-n", "1", "-q",
+    blocked = tmp_path / "blocked"
+    argv = [sys.executable, "-c", "import sys; from ragcode.cli import main; main(sys.argv[1:])", "mlbench",
+            "run", "--tasks", str(tasks_file), "--repos", str(repos), "--out", str(out), "--setting", "none",
+            "--llm", "bench_helpers:BlockingScriptedLLM", "-n", "1", "-q",
             "--set", f"generation.llm.scripted_answers=[{json.dumps(ANSWER)}]"]
     env = dict(os.environ, PYTHONPATH=f"{here}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-               HF_HUB_OFFLINE="1")
+               HF_HUB_OFFLINE="1", RAGCODE_TEST_BLOCKED=str(blocked), RAGCODE_TEST_BLOCK_AT="4")
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _wait_for(blocked, proc)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert blocked.exists(), proc.stderr.read().decode()[-2000:]
     samples = out / "samples.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if (samples.exists() and len(lines(samples)) >= 2) or proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    k = len(lines(samples))
-    assert 2 <= k < 6, proc.stderr.read().decode()[-2000:]
+    assert len(lines(samples)) == 3  # killed while generating the 4th task
+    env["RAGCODE_TEST_BLOCK_AT"] = "0"
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert f"{k} already done, {6 - k} generated" in done.stdout
+    assert "3 already done, 3 generated" in done.stdout
     keys = [s["key"] for s in lines(samples)]
     assert len(keys) == len(set(keys)) == 6
+
+
+def _wait_for(path: Path, proc: subprocess.Popen, give_up_s: float = 120) -> None:
+    """Poll until ``path`` exists or ``proc`` ends (a safety stop, not a timing check)."""
+    stop = time.monotonic() + give_up_s
+    while proc.poll() is None and not path.exists() and time.monotonic() < stop:
+        time.sleep(0.05)
 
 
 def test_context_settings(tmp_path):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from exec_helpers import make_repo, tree_hash
+
 from ragcode.config import ExecutionConfig
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecSpec, load_executor

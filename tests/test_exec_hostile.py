@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from exec_helpers import make_repo, processes_with, tree_hash
+
 from ragcode.bench.scoring import ScoreContext, load_scorer
 from ragcode.config import ExecutionConfig, load_config
 from ragcode.execution import ExecSpec

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
 from exec_helpers import make_repo
+
 from ragcode.bench.scoring import ScoreContext, environment_failure, load_scorer
 from ragcode.bench.static_checks import flag_accepted, script_calls, split_commands
 from ragcode.config import load_config

@@ -153,7 +153,7 @@ def score_outputs(
     return build_report(scored, info)
 
 
-def _progress(enabled: bool, total: int, policy: str):  # noqa: ANN202
+def _progress(enabled: bool, total: int, policy: str):
     if not enabled or total == 0:
         return None
     from rich.progress import Progress

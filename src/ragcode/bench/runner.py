@@ -17,9 +17,10 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ragcode.bench.jsonl import append_line, read_lines, repair_tail, write_atomic
 from ragcode.bench.settings import ContextBuilder

@@ -43,7 +43,7 @@ class Scorer(Protocol):
 
 def task_dir(repo_dir: Path, path: str) -> Path:
     """The task's working directory: its ``path`` (``./x/y``, ``x/y`` or empty) under the repo."""
-    rel = path[2:] if path.startswith("./") else path
+    rel = path.removeprefix("./")
     rel = rel.strip("/") or "."
     return repo_dir / rel
 

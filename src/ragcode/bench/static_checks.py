@@ -158,9 +158,7 @@ def flag_accepted(flag: str, accepted: frozenset[str]) -> bool:
 def used_flags(args: list[str]) -> list[str]:
     out = []
     for a in args:
-        if a.startswith("--") and len(a) > 2:
-            out.append(a)
-        elif _SHORT_FLAG.match(a) and not re.match(r"^-\d", a):
+        if a.startswith("--") and len(a) > 2 or _SHORT_FLAG.match(a) and not re.match(r"^-\d", a):
             out.append(a)
     return out
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -50,14 +49,14 @@ def run(
     tasks: str = typer.Option(..., "--tasks", help="Task file (.jsonl/.parquet) or hub id."),
     repos: Path = typer.Option(..., "--repos", help="Folder with the repository checkouts."),
     out: Path = typer.Option(..., "--out", help="Run directory (created; resumed if it exists)."),
-    setting: Optional[str] = typer.Option(None, "--setting", help="none | readme | bm25 | ragcode | oracle"),
-    llm: Optional[str] = typer.Option(None, "--llm", help="LLM backend (scripted, openai, llamacpp, transformers)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name or path for the backend."),
-    n: Optional[int] = typer.Option(None, "-n", help="Samples per task (ML-Bench: 5)."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N tasks."),
+    setting: str | None = typer.Option(None, "--setting", help="none | readme | bm25 | ragcode | oracle"),
+    llm: str | None = typer.Option(None, "--llm", help="LLM backend (scripted, openai, llamacpp, transformers)."),
+    model: str | None = typer.Option(None, "--model", help="Model name or path for the backend."),
+    n: int | None = typer.Option(None, "-n", help="Samples per task (ML-Bench: 5)."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks."),
     split: str = typer.Option("full", "--split", help="Hub split when --tasks is a hub id."),
-    config: Optional[Path] = common.ConfigOption,
-    set_: Optional[list[str]] = common.SetOption,
+    config: Path | None = common.ConfigOption,
+    set_: list[str] | None = common.SetOption,
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
     """Generate answers for ML-Bench tasks into RUN/ (samples.jsonl, outputs.jsonl, run.json)."""
@@ -91,12 +90,12 @@ def score(
     source: Path = typer.Argument(..., help="A run directory or an ML-Bench outputs .jsonl file."),
     tasks: str = typer.Option(..., "--tasks", help="Task file (.jsonl/.parquet) or hub id."),
     repos: Path = typer.Option(..., "--repos", help="Folder with the repository checkouts."),
-    policy: Optional[str] = typer.Option(None, "--policy", help="mlbench-legacy | static | exec-strict"),
+    policy: str | None = typer.Option(None, "--policy", help="mlbench-legacy | static | exec-strict"),
     no_exec: bool = typer.Option(False, "--no-exec", help="Apply only the text checks; run nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     split: str = typer.Option("full", "--split"),
-    config: Optional[Path] = common.ConfigOption,
-    set_: Optional[list[str]] = common.SetOption,
+    config: Path | None = common.ConfigOption,
+    set_: list[str] | None = common.SetOption,
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
     """Score samples under a named policy: pass@1/2/5 overall and per repository."""

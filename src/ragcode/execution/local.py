@@ -52,7 +52,7 @@ _BWRAP_BASE = ["--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--d
                "--proc", "/proc", "--tmpfs", "/tmp"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bwrap_works() -> bool:
     exe = shutil.which("bwrap")
     if not exe:
@@ -65,7 +65,7 @@ def bwrap_works() -> bool:
     return proc.returncode == 0
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def unshare_works() -> bool:
     exe = shutil.which("unshare")
     if not exe:
@@ -95,7 +95,7 @@ def home_binds(interpreter: str) -> list[str]:
     return binds
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def usable_by_other_uid(interpreter: str, uid: int, bwrap: bool = False) -> bool:
     """Can an unprivileged uid run ``interpreter`` (inside bwrap's mounts when ``bwrap``)?
     A venv whose Python sits under a 0700 /root cannot, outside bwrap.

@@ -11,8 +11,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from ragcode.errors import ExecutionError
 
