@@ -151,7 +151,8 @@ class ContextConfig(_Section):
 # --- generation -----------------------------------------------------------------------------
 
 class LLMConfig(_Section):
-    backend: str = "llamacpp"
+    # auto = llamacpp if llama-cpp-python is installed, else transformers; or openai, scripted
+    backend: str = "auto"
     model: str = "qwen2.5-coder-0.5b"  # alias, local path, or hub id
     base_url: str = ""
     api_key_env: str = "OPENAI_API_KEY"

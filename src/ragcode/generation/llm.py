@@ -2,12 +2,14 @@
 
 A backend turns chat messages into ``n`` completions and counts tokens in its own tokenizer
 (the context budget is measured in the chosen model's tokens). Backends are picked by name from
-``config.generation.llm.backend`` through ``LLMS``; a ``"package.module:Class"`` path works too,
+``config.generation.llm.backend`` through ``LLMS`` (``auto``, the default, picks llama.cpp when
+llama-cpp-python is installed and transformers otherwise); a ``"package.module:Class"`` path works too,
 so a user's own class needs no registration. Heavy libraries are imported inside the backends.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -16,6 +18,8 @@ from ragcode.registry import Registry
 
 if TYPE_CHECKING:
     from ragcode.config import Config, LLMConfig
+
+log = logging.getLogger(__name__)
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": str}
 
@@ -81,5 +85,19 @@ def load_llm(config: Config | None = None, **overrides: Any) -> LLM:
     if overrides:
         llm_config = llm_config.model_copy(update={k: v for k, v in overrides.items() if v is not None})
         llm_config = type(llm_config).model_validate(llm_config.model_dump())
-    cls = LLMS.get(llm_config.backend)
+    backend = llm_config.backend
+    if backend == "auto":
+        backend = choose_local_backend()
+        llm_config = llm_config.model_copy(update={"backend": backend})
+    cls = LLMS.get(backend)
     return cls(llm_config, cache_dir=config.index.cache_dir)
+
+
+def choose_local_backend() -> str:
+    """``auto``: llama.cpp when llama-cpp-python is installed (several times faster on CPU),
+    else transformers (installs from wheels in seconds, loads the same GGUF files)."""
+    import importlib.util
+
+    backend = "llamacpp" if importlib.util.find_spec("llama_cpp") is not None else "transformers"
+    log.info("llm backend 'auto' -> %s", backend)
+    return backend
