@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             cands = generate_candidates(task.instruction, context, llm, n=args.n, template=gen.template,
                                         sampling=sampling, context_tokens=gen.context_tokens)
             seconds = time.perf_counter() - started
-            samples = [{"code": c.code, "answer_type": c.answer_type,
+            samples = [{"code": c.code, "text": c.text[:600], "answer_type": c.answer_type,
                         "args_ok": arguments_ok(c.code, task.arguments),
                         "type_ok": type_ok(c.code, task.type),
                         "answer_tokens": c.metadata["answer_tokens"]} for c in cands]

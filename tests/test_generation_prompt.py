@@ -26,9 +26,11 @@ def test_packaged_templates_load_with_hash_and_newest_version_by_base_name():
     for expected in ("ragcode-v1", "mlbench-readme-v1", "mlbench-bm25-v1", "mlbench-oracle-v1",
                      "mlbench-none-v1", "mlbench-gpt-v1"):
         assert expected in names
+    newest = max((n for n in names if n.startswith("ragcode-v")), key=lambda n: int(n.rsplit("v", 1)[1]))
     t = load_template("ragcode")
-    assert t.name == "ragcode-v1"
-    assert len(t.sha256) == 64 and t.sha256 == load_template("ragcode-v1").sha256
+    assert t.name == newest
+    assert len(t.sha256) == 64 and t.sha256 == load_template(newest).sha256
+    assert load_template("ragcode-v1").sha256 != load_template("mlbench-oracle-v1").sha256
     assert load_template("mlbench-oracle").name == "mlbench-oracle-v1"
 
 
@@ -93,7 +95,8 @@ def test_candidates_record_template_chunks_sampling_and_seeds():
     assert [c.answer_type for c in cands] == ["bash", "python", "bash"]
     assert cands[0].code == "python train.py --lr 0.01"
     meta = cands[1].metadata
-    assert meta["template"] == "ragcode-v1" and meta["template_sha256"] == load_template("ragcode").sha256
+    assert meta["template"] == load_template("ragcode").name
+    assert meta["template_sha256"] == load_template("ragcode").sha256
     assert meta["chunk_ids"] == ["README.md:1-3:markdown:abc"]
     assert meta["sampling"] == {"temperature": 0.8, "top_p": 0.9, "max_tokens": 64, "seed": 7, "stop": []}
     assert meta["seed"] == 8 and meta["model"] == "scripted"
