@@ -86,7 +86,10 @@ def write_reports(result: GridResult, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     files = {"csv": out / "results.csv", "json": out / "results.json", "markdown": out / "results.md"}
     atomic_write_text(files["csv"], to_csv(result.rows))
-    payload = {"grid": result.spec.name, "measure": result.spec.measure,
+    from ragcode import __version__
+
+    payload = {"grid": result.spec.name, "ragcode_version": __version__,
+               "spec": result.spec.source, "measure": result.spec.measure,
                "primary": result.spec.primary_metric, "varied": result.spec.varied_keys(),
                "best": (result.rows[i]["cell"] if (i := best_index(result.rows, result.spec.primary_metric))
                         is not None else None),
