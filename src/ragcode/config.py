@@ -289,9 +289,11 @@ def load_config(
 
     A YAML file may name ``base: other.yaml`` (relative to itself) to extend another file.
     """
-    data: dict[str, Any] = {}
+    # Start from the defaults so a file or an override that names one key of a mapping field
+    # (``chunking.chunkers.markdown=...``) changes that key and keeps the others.
+    data: dict[str, Any] = Config().to_dict()
     if path is not None:
-        data = _load_with_base(Path(path))
+        data = _deep_merge(data, _load_with_base(Path(path)))
     if overrides:
         items = overrides.items() if isinstance(overrides, dict) else map(parse_override, overrides)
         for key, value in items:
