@@ -89,7 +89,8 @@ class EmbeddingCache:
 class CachedEmbedder:
     """Wraps an ``Embedder``: documents already in the cache are never embedded again.
 
-    ``embed`` counts what it took from the cache (``hits``) and what it computed (``misses``).
+    ``embed`` counts texts it took from the cache or from an identical text in the same call
+    (``hits``) and texts the model embedded (``misses``); ``hits + misses == len(texts)``.
     Queries are passed straight through.
     """
 
@@ -170,14 +171,14 @@ class CachedEmbedder:
             self.misses += len(part)
             if on_progress:
                 on_progress(len(part))
-        # duplicates of a text embedded in this call
+        # repeats of a text embedded in this call count as cache hits (not embedded twice)
         for i, h in enumerate(hashes):
-            if h in todo and todo[h] != i:
+            if h in todo:
                 out[i] = have[h]
-                if on_progress:
-                    on_progress(1)
-            elif h in todo:
-                out[i] = have[h]
+                if todo[h] != i:
+                    self.hits += 1
+                    if on_progress:
+                        on_progress(1)
         return out
 
     def embed_query(self, texts: Sequence[str]) -> np.ndarray:

@@ -56,7 +56,7 @@ class IndexSummary:
     vectors_added: int = 0
     vectors_removed: int = 0
     embedded: int = 0  # vectors computed by the model in this run
-    cached: int = 0  # vectors taken from the embedding cache
+    cached: int = 0  # vectors taken from the embedding cache (or a repeat of a text in this run)
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
