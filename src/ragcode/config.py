@@ -125,6 +125,8 @@ class RetrievalConfig(_Section):
     # a repository says how to use it.
     path_weights: dict[str, float] = Field(default_factory=lambda: {
         "README*": 1.5, "readme*": 1.5})
+    # extra factor for documents at the repository root (README.md, docs at top level)
+    root_weight: float = 1.0
 
 
 class RerankConfig(_Section):
@@ -139,6 +141,8 @@ class ContextConfig(_Section):
     unit: Literal["chars", "tokens"] = "chars"
     merge_adjacent: bool = True
     pair_cli_tables: bool = True
+    pair_top: int = 3  # only the top hits pull in the CLI tables of the scripts they call
+    pair_chars: int = 800  # a paired table longer than this is cut to its first flags
     order: Literal["score", "path"] = "score"
     # after each of the top ``expand_top`` hits, also offer the ``expand_next`` chunks that follow
     # it in its file (and ``expand_prev`` before): README sections continue across chunks
@@ -146,6 +150,13 @@ class ContextConfig(_Section):
     expand_next: int = 3
     expand_prev: int = 1
     expand_kinds: list[str] = Field(default_factory=lambda: ["markdown", "notebook"])
+    expand_after: int = 5  # neighbours are offered after this many hits
+    # drop what adds nothing: "none", "whitespace" (padding, blank lines), "lines" (+ verbatim
+    # repeats), "words" (+ lines whose words all appeared earlier in the context)
+    compact: Literal["none", "whitespace", "lines", "words"] = "words"
+    # the start of the top-level README (what the repository is and how it is used), at most
+    # this many characters, leads every context; 0 = off
+    overview_chars: int = 600
 
 
 # --- generation -----------------------------------------------------------------------------

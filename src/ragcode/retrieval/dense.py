@@ -20,12 +20,20 @@ class DenseRetriever:
         self._has_vectors = getattr(corpus, "vector_count", 1) > 0
 
     def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
-        if not self._has_vectors or not query.strip():
-            return []
-        vec = self.corpus.embedder.embed_query([query])[0]
+        return self.retrieve_many([query], k, filters)[0]
+
+    def retrieve_many(self, queries: list[str], k: int,
+                      filters: Filters = Filters()) -> list[list[Hit]]:
+        """One embedding call for several queries (sub-queries of one task)."""
+        if not self._has_vectors:
+            return [[] for _ in queries]
+        vecs = self.corpus.embedder.embed_query(list(queries))
         allowed = None
         if filters.active:
             allowed = [i for i, c in self._by_int.items() if filters.accepts(c)]
+        return [self._hits(vec, k, allowed) for vec in vecs]
+
+    def _hits(self, vec, k: int, allowed) -> list[Hit]:  # noqa: ANN001
         pairs = self.corpus.search_vectors(vec, k, allowed)
         hits = []
         for cid, score in pairs:

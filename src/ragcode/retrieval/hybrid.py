@@ -21,8 +21,16 @@ class HybridRetriever:
         self.dense = dense if dense is not None else DenseRetriever(corpus, config)
 
     def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
+        return self.retrieve_many([query], k, filters)[0]
+
+    def retrieve_many(self, queries: list[str], k: int,
+                      filters: Filters = Filters()) -> list[list[Hit]]:
         n = max(k, self.cfg.candidates)
-        lists = [self.bm25.retrieve(query, n, filters), self.dense.retrieve(query, n, filters)]
+        dense = self.dense.retrieve_many(queries, n, filters)
+        return [self._fuse([self.bm25.retrieve(q, n, filters), d], k)
+                for q, d in zip(queries, dense)]
+
+    def _fuse(self, lists: list[list[Hit]], k: int) -> list[Hit]:
         w_dense = self.cfg.dense_weight
         if self.cfg.fusion == "weighted":
             return weighted(lists, [1.0 - w_dense, w_dense], limit=k)

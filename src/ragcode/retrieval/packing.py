@@ -43,13 +43,61 @@ class _Piece:
     chunk_ids: list[str] = field(default_factory=list)
     raw: list[str] = field(default_factory=list)  # texts whose lines could not be placed
 
-    def render(self) -> str:
+    def render(self, compactor: Compactor | None = None) -> str:
         head = f"### {self.path}:{self.start}-{self.end}"
         if self.symbol:
             head += f" ({self.symbol})"
         body_lines = [self.lines[i] for i in range(self.start, self.end + 1) if i in self.lines]
-        body = "\n".join(body_lines + self.raw).strip("\n")
-        return f"{head}\n{body}"
+        body_lines = "\n".join(body_lines + self.raw).strip("\n").split("\n")
+        if compactor is not None:
+            body_lines = compactor.filter(body_lines)
+        return head + "\n" + "\n".join(body_lines)
+
+
+_WORDS = re.compile(r"[A-Za-z0-9_\-\.]+")
+_INNER_SPACE = re.compile(r"(?<=\S)[ \t]{2,}")
+COMPACT_LEVELS = ("none", "whitespace", "lines", "words")
+
+
+class Compactor:
+    """Drops what adds nothing to a context, at one of ``COMPACT_LEVELS``:
+
+    - ``whitespace``: trailing blanks, runs of inner spaces (table padding) and blank lines go;
+      indentation stays;
+    - ``lines``: also a line repeated verbatim from earlier in the context (boilerplate such as
+      the same import in every example);
+    - ``words``: also a line all of whose words already appear earlier in the context.
+    Code fences are always kept so markdown structure survives.
+    """
+
+    def __init__(self, level: str):
+        if level not in COMPACT_LEVELS:
+            raise ValueError(f"context.compact must be one of {COMPACT_LEVELS}, not {level!r}")
+        self.level = COMPACT_LEVELS.index(level)
+        self.seen_lines: set[str] = set()
+        self.seen_words: set[str] = set()
+
+    def filter(self, lines: list[str]) -> list[str]:
+        if self.level == 0:
+            return lines
+        out = []
+        for line in lines:
+            line = _INNER_SPACE.sub(" ", line.rstrip())
+            key = line.strip()
+            if not key:
+                continue
+            if key.startswith(("```", "~~~")):
+                out.append(line)
+                continue
+            if self.level >= 2 and key in self.seen_lines:
+                continue
+            words = {w.lower() for w in _WORDS.findall(key)}
+            if self.level >= 3 and words and words <= self.seen_words:
+                continue
+            self.seen_lines.add(key)
+            self.seen_words |= words
+            out.append(line)
+        return out
 
 
 def _chunk_lines(chunk: Chunk) -> dict[int, str] | None:
@@ -95,12 +143,13 @@ def _pieces(chosen: Sequence[tuple[Chunk, int]], merge_adjacent: bool) -> list[_
     return pieces
 
 
-def _render(pieces: Sequence[_Piece], order: str) -> str:
+def _render(pieces: Sequence[_Piece], order: str, compact: str = "none") -> str:
     if order == "path":
         ordered = sorted(pieces, key=lambda p: (p.path, p.start))
     else:
         ordered = sorted(pieces, key=lambda p: (p.best_rank, p.path, p.start))
-    return "\n\n".join(p.render() for p in ordered)
+    compactor = Compactor(compact) if compact != "none" else None
+    return "\n\n".join(p.render(compactor) for p in ordered)
 
 
 def _cut(chunk: Chunk, keep_units: int, count: Callable[[str], int]) -> Chunk | None:
@@ -130,11 +179,15 @@ def pack(
     merge_adjacent: bool = True,
     pair_cli_tables: bool = True,
     order: str = "score",
+    compact: str = "none",
+    pair_top: int = 1_000_000,
+    pair_chars: int = 0,
     lookup: Callable[[Iterable[str]], Sequence[Chunk]] | None = None,
     query: str = "",
 ) -> Context:
     """Pack ranked hits into at most ``budget`` units of text (``unit``: chars or tokens)."""
     count = COUNTERS[unit]
+    Compactor(compact)  # validate the level up front
     chosen: list[tuple[Chunk, int]] = []
     seen: set[str] = set()
     used: list[str] = []  # ids of the original chunks in the context (also when cut)
@@ -145,7 +198,7 @@ def pack(
         if chunk.id in seen or _covered([c for c, _ in chosen], chunk):
             seen.add(chunk.id)
             return True
-        candidate = _render(_pieces(chosen + [(chunk, rank)], merge_adjacent), order)
+        candidate = _render(_pieces(chosen + [(chunk, rank)], merge_adjacent), order, compact)
         if count(candidate) <= budget:
             chosen.append((chunk, rank))
             seen.add(chunk.id)
@@ -161,7 +214,7 @@ def pack(
             part = _cut(chunk, keep, count)
             if part is None:
                 return False
-            candidate = _render(_pieces(chosen + [(part, rank)], merge_adjacent), order)
+            candidate = _render(_pieces(chosen + [(part, rank)], merge_adjacent), order, compact)
             if count(candidate) <= budget:
                 chosen.append((part, rank))
                 seen.add(chunk.id)
@@ -175,8 +228,17 @@ def pack(
         if count(text) >= budget - MIN_PARTIAL // 4:
             break
         try_add(hit.chunk, rank)
-        links = hit.chunk.metadata.get("cli_links") if pair_cli_tables else None
+        links = hit.chunk.metadata.get("cli_links") if pair_cli_tables and rank < pair_top else None
         if links and lookup is not None:
             for linked in lookup([l for l in links if l not in seen]):
+                if pair_chars and len(linked.text) > pair_chars:  # the first flags only
+                    cut = _cut(linked, pair_chars, count_chars)
+                    if cut is None:
+                        continue
+                    seen.add(linked.id)
+                    used_id = linked.id
+                    if try_add(cut, rank) and cut.id in seen and used and used[-1] == cut.id:
+                        used[-1] = used_id
+                    continue
                 try_add(linked, rank)
     return Context(text=text, chunk_ids=tuple(used), budget=budget, unit=unit, query=query)

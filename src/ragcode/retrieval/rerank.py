@@ -108,6 +108,12 @@ class CrossEncoderReranker:
         model = config.rerank.model
         offline = os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get(
             "TRANSFORMERS_OFFLINE") == "1"
+        looks_local = Path(model).expanduser().is_absolute() or model.startswith((".", "~"))
+        if looks_local and not Path(model).expanduser().exists():
+            raise ModelUnavailableError(
+                f"cannot load cross-encoder {model!r} (no such local folder). Set rerank.model to "
+                "a folder holding a sentence-transformers CrossEncoder, or use "
+                "rerank.backend=bi-encoder (offline default).")
         try:
             from sentence_transformers import CrossEncoder
 

@@ -32,12 +32,18 @@ def path_weight(path: str, weights: dict[str, float]) -> float:
 
 
 def apply_priors(hits: Sequence[Hit], kind_weights: dict[str, float],
-                 path_weights: dict[str, float]) -> list[Hit]:
+                 path_weights: dict[str, float], root_weight: float = 1.0) -> list[Hit]:
     """Multiply each hit's score by its kind's and its file's prior, and re-rank."""
-    scored = [(h.score * kind_weights.get(h.chunk.kind, 1.0) * path_weight(h.chunk.path, path_weights), h)
-              for h in hits]
+    def prior(c: Chunk) -> float:
+        w = kind_weights.get(c.kind, 1.0) * path_weight(c.path, path_weights)
+        return w * root_weight if "/" not in c.path else w
+
+    scored = [(h.score * prior(h.chunk), h) for h in hits]
     scored.sort(key=lambda sh: -sh[0])
     return [Hit(chunk=h.chunk, score=s, rank=i, source=h.source) for i, (s, h) in enumerate(scored)]
+
+
+_MARKUP_STARTS = ("<", "![", "[![", "**[", "[<img", "|")
 
 
 class Searcher:
@@ -60,6 +66,31 @@ class Searcher:
             self._by_id = {c.id: c for c in chunk_table(self.index)[1]}
         return [self._by_id[i] for i in ids if i in self._by_id]
 
+    def overview(self) -> list[Hit]:
+        """The first chunk of the top-level README, cut to ``context.overview_chars``."""
+        limit = self.config.context.overview_chars
+        if limit <= 0:
+            return []
+        readmes = sorted(p for p in self._file_order() if "/" not in p and
+                         p.lower().startswith("readme"))
+        if not readmes:
+            return []
+        first = self._file_order()[readmes[0]][0]
+        # prose only: badges, images, HTML and link rows say little and cost a lot
+        lines = [ln for ln in first.text.split("\n")
+                 if ln.strip() and not ln.lstrip().startswith(_MARKUP_STARTS)]
+        text = ""
+        for ln in lines:
+            if len(text) + len(ln) + 1 > limit:
+                break
+            text += ln + "\n"
+        if not text.strip():
+            return []
+        first = Chunk(path=first.path, kind=first.kind, text=text.rstrip("\n"),
+                      start_line=first.start_line, end_line=first.end_line, symbol=first.symbol,
+                      header=first.header, language=first.language, metadata={})
+        return [Hit(chunk=first, score=0.0, rank=0, source="overview")]
+
     def _file_order(self) -> dict[str, list[Chunk]]:
         if self._by_file is None:
             by_file: dict[str, list[Chunk]] = {}
@@ -71,7 +102,8 @@ class Searcher:
         return self._by_file
 
     def expand(self, hits: Sequence[Hit]) -> list[Hit]:
-        """The top hits, then their neighbours in their files (same kind), then the rest."""
+        """The first ``expand_after`` hits, then the neighbours of the top ``expand_top`` in
+        their files (same kind), then the rest."""
         ccfg = self.config.context
         top = list(hits[:ccfg.expand_top])
         if not top or (ccfg.expand_next <= 0 and ccfg.expand_prev <= 0):
@@ -89,20 +121,24 @@ class Searcher:
                 siblings[max(0, pos - ccfg.expand_prev):pos]
             near.extend(Hit(chunk=c, score=hit.score, rank=hit.rank, source="neighbour")
                         for c in chosen)
-        return top + near + list(hits[ccfg.expand_top:])
+        after = max(ccfg.expand_after, len(top))
+        return list(hits[:after]) + near + list(hits[after:])
 
     def search_query(self, query: Query, k: int) -> list[Hit]:
         cfg = self.config.retrieval
         n = max(k, cfg.candidates)
         texts = query.all if cfg.multi_query else (query.text,)
-        lists = [self.retriever.retrieve(t, n, self.filters) for t in texts]
+        if hasattr(self.retriever, "retrieve_many"):
+            lists = self.retriever.retrieve_many(list(texts), n, self.filters)
+        else:
+            lists = [self.retriever.retrieve(t, n, self.filters) for t in texts]
         if len(lists) == 1:
             hits = lists[0]
         else:
             weights = [1.0] + [cfg.sub_query_weight] * (len(lists) - 1)
             hits = rrf(lists, k=cfg.rrf_k, weights=weights, limit=n)
         if cfg.kind_weights or cfg.path_weights:
-            hits = apply_priors(hits, cfg.kind_weights, cfg.path_weights)
+            hits = apply_priors(hits, cfg.kind_weights, cfg.path_weights, cfg.root_weight)
         if self.reranker is not None and hits:
             hits = self.reranker.rerank(query.text, hits, self.config.rerank.top_n)
         return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
@@ -115,9 +151,11 @@ class Searcher:
         ccfg = self.config.context
         query = build_query(instruction, multi=self.config.retrieval.multi_query)
         hits = self.search_query(query, self.config.retrieval.k)
-        hits = self.expand(hits)
+        hits = self.overview() + self.expand(hits)
         return pack(hits, budget=ccfg.budget, unit=ccfg.unit, merge_adjacent=ccfg.merge_adjacent,
-                    pair_cli_tables=ccfg.pair_cli_tables, order=ccfg.order, lookup=self.lookup,
+                    pair_cli_tables=ccfg.pair_cli_tables, order=ccfg.order,
+                    compact=ccfg.compact, pair_top=ccfg.pair_top,
+                    pair_chars=ccfg.pair_chars, lookup=self.lookup,
                     query=query.text)
 
 
