@@ -138,6 +138,11 @@ def test_rerun_of_a_finished_grid_does_nothing(world):
     assert again.calls == []
     assert second.computed == [] and len(second.cached) == 4
     assert second.rows == first.rows
+    # a setting retrieval does not read leaves a finished retrieval grid finished
+    later = CountingRetrieval()
+    run_grid(spec, tasks, repos, tmp / "r", retrieval_stage=later, progress=False,
+             overrides={"generation.n": 3})
+    assert later.calls == []
     # a changed task set is new work, never a stale hit
     third = CountingRetrieval()
     run_grid(spec, tasks[:2], repos, tmp / "r", retrieval_stage=third, progress=False)

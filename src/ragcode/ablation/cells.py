@@ -7,8 +7,8 @@ Layout under the results directory::
                                    cell with the same chunking/embedder/retrieval/rerank/context
     runs/<cell_key>/               the generation run of one cell (resumable by the bench runner)
 
-A cell key hashes the cell's resolved config, the measuring settings, the task set and the
-repositories directory; a retrieval key hashes only the sections retrieval depends on. A file
+A cell key hashes the cell's resolved config (for retrieval-only grids: the sections retrieval
+depends on), the measuring settings, the task set and the repositories directory; a retrieval key hashes only the sections retrieval depends on. A file
 appears only once complete (temp file + ``os.replace``), so a killed grid leaves no half results.
 """
 
@@ -38,8 +38,13 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
-def cell_key(config: Config, measure_key: str, tasks_key: str, repos: Path) -> str:
-    return _digest({"config": config.hash(), "measure": measure_key, "tasks": tasks_key,
+def cell_key(config: Config, measure: str, measure_key: str, tasks_key: str, repos: Path) -> str:
+    """A retrieval-only cell depends on the retrieval sections alone, so a new default in, say,
+    the generation settings does not void finished retrieval grids; a generation cell depends on
+    the whole resolved config."""
+    settings = (config.section_hash(*RETRIEVAL_SECTIONS) if measure == "retrieval"
+                else config.hash())
+    return _digest({"config": settings, "measure": measure_key, "tasks": tasks_key,
                     "repos": str(repos)})
 
 

@@ -83,7 +83,7 @@ def run_grid(
     result = GridResult(spec=spec, rows=[])
 
     for i, cell in enumerate(_progress(cells, spec.name, progress)):
-        ckey = cell_key(cell.config, spec.measure_key(), tkey, repos)
+        ckey = cell_key(cell.config, spec.measure, spec.measure_key(), tkey, repos)
         row = store.load_cell(ckey)
         if row is not None:
             row.update(varied_values(spec, cell))  # rows read back show every varied field too
