@@ -108,3 +108,7 @@ def test_failures_that_point_at_the_machine_are_infrastructure(tmp_path):
     assert environment_failure("ModuleNotFoundError: No module named 'yaml'", repo) == ""  # import name differs
     assert "pip install" in environment_failure("ModuleNotFoundError: No module named 'numpy'", repo)
     assert environment_failure("ModuleNotFoundError: No module named 'first'", repo) == ""  # prose
+    assert "GPU" in environment_failure("run.sh: line 3: nvidia-smi: command not found", repo)
+    assert "my-attention-lib-train" in environment_failure(
+        "run.sh: line 9: my-attention-lib-train: command not found", repo)
+    assert environment_failure("run.sh: line 9: madeup-tool: command not found", repo) == ""

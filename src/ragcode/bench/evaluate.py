@@ -52,7 +52,7 @@ def load_outputs(source: str | Path) -> tuple[list[dict[str, Any]], dict[str, An
 
 
 # bump when a policy's rules or the failure classification change, so cached verdicts are redone
-VERDICT_VERSION = 2
+VERDICT_VERSION = 3
 
 
 def verdict_key(policy: str, executed: bool, task: Task, output: str, config: Config) -> str:

@@ -62,14 +62,15 @@ def _text_checks(task: Task, output: str) -> dict[str, bool]:
 
 
 _MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^'.]+)")
-_NO_GPU = re.compile(r"(Found no NVIDIA driver|Torch not compiled with CUDA enabled|no CUDA-capable device"
+_COMMAND_NOT_FOUND = re.compile(r"([\w.+-]+): command not found")
+_NO_GPU = re.compile(r"(nvidia-smi: command not found|Found no NVIDIA driver|Torch not compiled with CUDA enabled|no CUDA-capable device"
                      r"|CUDA_HOME environment variable is not set|CUDA driver version is insufficient)")
 
 
 def environment_failure(stderr: str, repo_dir: Path | None = None) -> str:
     """Why a failed run points at the machine rather than the answer ('' when it does not):
-    no GPU, or a missing module that the repository's own code imports or that its docs /
-    requirement files say to install (a real dependency the environment lacks; a module only
+    no GPU, or a missing module (or console command, e.g. ``fairseq-train``) that the
+    repository's own code imports or that its docs / requirement files say to install (a real dependency the environment lacks; a module only
     the answer mentions may be made up, so it stays a model failure). Counted as an
     infrastructure failure."""
     m = _NO_GPU.search(stderr)
@@ -83,6 +84,14 @@ def environment_failure(stderr: str, repo_dir: Path | None = None) -> str:
             return f"environment lacks module {m.group(1)!r}, which the repository imports"
         if m.group(1).lower() in repo_declared_packages(repo_dir):
             return f"environment lacks module {m.group(1)!r}, which the repository says to pip install"
+    if repo_dir is not None:
+        from ragcode.bench.static_checks import repo_declared_packages
+
+        declared = repo_declared_packages(repo_dir)
+        for cmd in _COMMAND_NOT_FOUND.findall(stderr):
+            norm = cmd.lower().replace("-", "_")
+            if any(norm == p or norm.startswith(p + "_") for p in declared):
+                return f"environment lacks command {cmd!r} (from a package the repository says to install)"
     return ""
 
 
