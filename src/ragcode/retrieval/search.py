@@ -141,6 +141,10 @@ class Searcher:
             hits = apply_priors(hits, cfg.kind_weights, cfg.path_weights, cfg.root_weight)
         if self.reranker is not None and hits:
             hits = self.reranker.rerank(query.text, hits, self.config.rerank.top_n)
+            if cfg.kind_weights or cfg.path_weights:  # the priors hold for rescored hits too
+                top_n = self.config.rerank.top_n
+                hits = apply_priors(hits[:top_n], cfg.kind_weights, cfg.path_weights,
+                                    cfg.root_weight) + list(hits[top_n:])
         return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
                 for i, h in enumerate(hits[:k])]
 
