@@ -49,3 +49,24 @@ def test_summary_rates():
     assert summary.n == 2
     assert summary.found_rate == pytest.approx(0.5)
     assert summary.mean_normalized == pytest.approx(0.75)
+
+
+def test_paper_bm25_dump_windows_and_budget(tmp_path):
+    pytest.importorskip("rank_bm25")
+    from ragcode.bench.paper_bm25 import WINDOW, PaperBM25, repo_dump
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("print('code first alphabetically')\n")
+    (tmp_path / "README.md").write_text(
+        " ".join(f"Sentence number {i} talks about topic{i}." for i in range(30)))
+    (tmp_path / "blob.bin").write_bytes(b"\xff\xfe\x00binary")
+    dump = repo_dump(tmp_path)
+    assert dump.index("README.md") < dump.index("a.py")  # READMEs first
+    assert "binary" not in dump
+    base = PaperBM25.from_repo(tmp_path, n_sentences=25)
+    assert len(base.sentences) == 25
+    assert all(len(w) <= WINDOW for w in base.windows) and len(base.windows) == 25
+    ctx = base.context("what about topic17.", budget=300)  # whitespace tokens, as the paper
+    assert len(ctx) <= 300
+    assert "topic17" in ctx
+    assert len(base.context("topic3. topic4.", budget=100_000).split("Sentence number 5 ")) == 2
