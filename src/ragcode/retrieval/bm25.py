@@ -52,6 +52,8 @@ class BM25Retriever:
     def __init__(self, corpus: Corpus, config: Any = None, cache_dir: str | Path | None = None):
         import bm25s
 
+        # bm25s sets its own logger to DEBUG on import; let ours decide what is shown
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
         _, self._chunks = chunk_table(corpus)
         key = corpus_key(self._chunks)
         root = Path(cache_dir) if cache_dir is not None else _cache_root(corpus, config)
