@@ -236,3 +236,24 @@ def test_cli_lists_cells_without_running_and_names_missing_options(tmp_path):
     assert not (tmp_path / "out").exists()
     refused = CliRunner().invoke(app, ["ablate", str(spec), "--out", str(tmp_path / "out")])
     assert refused.exit_code == 2 and "--tasks, --repos" in refused.output
+
+
+def test_generation_run_of_a_cell_resumes_task_by_task(world):
+    from ragcode.ablation.adapters import bench_generation
+    from ragcode.ablation.stages import TaskRetrieval
+    from ragcode.config import load_config
+
+    repos, tasks, tmp = world
+    answer = "```bash\npython3 train.py --dataset citeseer \n```"
+    cfg = load_config(overrides={"generation.llm.backend": "scripted", "generation.n": 2,
+                                 "generation.llm.scripted_answers": [answer]})
+    retrievals = [TaskRetrieval(task=t, context="", ranked_ids=()) for t in tasks]
+    run_dir = tmp / "run"
+    first = bench_generation(retrievals[:1], repos, cfg, "mlbench-legacy", run_dir, execute=False)
+    assert first[0].passed == (True, True)
+    # no answers configured now: loading the model would fail, so finished tasks must be reused
+    bare = load_config(overrides={"generation.llm.backend": "scripted", "generation.n": 2})
+    again = bench_generation(retrievals[:1], repos, bare, "mlbench-legacy", run_dir, execute=False)
+    assert again == first
+    with pytest.raises(ConfigError, match="scripted_answers"):
+        bench_generation(retrievals[:2], repos, bare, "mlbench-legacy", run_dir, execute=False)
