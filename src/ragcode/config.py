@@ -127,6 +127,21 @@ class RetrievalConfig(_Section):
         "README*": 1.5, "readme*": 1.5})
     # extra factor for documents at the repository root (README.md, docs at top level)
     root_weight: float = 1.0
+    # prior by the innermost heading of a documentation chunk: a heading containing one of
+    # these phrases (whole words, case-insensitive; the largest weight wins) is where a README
+    # says how to run things. {} = off
+    heading_weights: dict[str, float] = Field(default_factory=lambda: {
+        "usage": 1.5, "example": 1.5, "examples": 1.5, "quick start": 1.5, "quickstart": 1.5,
+        "getting started": 1.5, "demo": 1.5, "how to": 1.5, "inference": 1.5,
+        "run": 1.5, "running": 1.5, "training": 1.5, "testing": 1.5, "evaluation": 1.5})
+    # a hit whose words overlap an earlier hit's by at least this Jaccard share has its score
+    # multiplied by duplicate_penalty (near-identical per-model scripts); 0 = off
+    duplicate_threshold: float = 0.0
+    duplicate_penalty: float = 0.5
+    # the instruction is also run over ``docs_kinds`` chunks only and fused with this RRF
+    # weight, so documentation reaches the candidates when code matches more words; 0 = off
+    docs_query_weight: float = 2.0
+    docs_kinds: list[str] = Field(default_factory=lambda: ["markdown", "notebook"])
 
 
 class RerankConfig(_Section):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import re
 import weakref
 from typing import Any, Sequence
 
@@ -31,16 +32,53 @@ def path_weight(path: str, weights: dict[str, float]) -> float:
     return 1.0
 
 
+_DOC_KINDS = ("markdown", "notebook", "text")
+
+
+def heading_weight(chunk: Chunk, weights: dict[str, float]) -> float:
+    """The largest weight of a phrase in the innermost heading of a documentation chunk
+    ("Usage", "Quick Start", "Example"): sections that say how to run things."""
+    if not weights or chunk.kind not in _DOC_KINDS or not chunk.symbol:
+        return 1.0
+    heading = " " + " ".join(re.findall(r"[a-z0-9]+", chunk.symbol.rsplit(">", 1)[-1].lower())) + " "
+    found = [w for phrase, w in weights.items() if f" {phrase.lower()} " in heading]
+    return max(found) if found else 1.0
+
+
 def apply_priors(hits: Sequence[Hit], kind_weights: dict[str, float],
-                 path_weights: dict[str, float], root_weight: float = 1.0) -> list[Hit]:
-    """Multiply each hit's score by its kind's and its file's prior, and re-rank."""
+                 path_weights: dict[str, float], root_weight: float = 1.0,
+                 heading_weights: dict[str, float] | None = None) -> list[Hit]:
+    """Multiply each hit's score by its kind's, its file's and its heading's prior; re-rank."""
     def prior(c: Chunk) -> float:
         w = kind_weights.get(c.kind, 1.0) * path_weight(c.path, path_weights)
+        w *= heading_weight(c, heading_weights or {})
         return w * root_weight if "/" not in c.path else w
 
     scored = [(h.score * prior(h.chunk), h) for h in hits]
     scored.sort(key=lambda sh: -sh[0])
     return [Hit(chunk=h.chunk, score=s, rank=i, source=h.source) for i, (s, h) in enumerate(scored)]
+
+
+_WORD_RE = re.compile(r"[A-Za-z0-9_]+")
+
+
+def demote_near_duplicates(hits: Sequence[Hit], threshold: float, penalty: float) -> list[Hit]:
+    """Multiply by ``penalty`` the score of a hit whose word set overlaps an earlier kept
+    hit's by at least ``threshold`` (Jaccard), and re-rank: many near-identical files (one
+    script per model, one config per dataset) should not fill the context with one idea."""
+    if threshold <= 0 or penalty >= 1:
+        return list(hits)
+    kept: list[set[str]] = []
+    scored: list[tuple[float, int, Hit]] = []
+    for i, h in enumerate(hits):
+        words = {w.lower() for w in _WORD_RE.findall(h.chunk.text)}
+        dup = any(len(words & k) >= threshold * len(words | k) for k in kept if words | k)
+        if not dup:
+            kept.append(words)
+        scored.append((h.score * penalty if dup else h.score, i, h))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    return [Hit(chunk=h.chunk, score=s, rank=r, source=h.source)
+            for r, (s, _, h) in enumerate(scored)]
 
 
 _MARKUP_STARTS = ("<", "![", "[![", "**[", "[<img", "|")
@@ -132,19 +170,27 @@ class Searcher:
             lists = self.retriever.retrieve_many(list(texts), n, self.filters)
         else:
             lists = [self.retriever.retrieve(t, n, self.filters) for t in texts]
+        weights = [1.0] + [cfg.sub_query_weight] * (len(lists) - 1)
+        if cfg.docs_query_weight > 0 and not self.filters.kinds:
+            # the instruction again, over documentation only: a README section that says how
+            # to run things must reach the candidates even when many scripts match better
+            docs = Filters(kinds=tuple(cfg.docs_kinds), path_prefix=self.filters.path_prefix)
+            lists.append(self.retriever.retrieve(query.text, n, docs))
+            weights.append(cfg.docs_query_weight)
         if len(lists) == 1:
             hits = lists[0]
         else:
-            weights = [1.0] + [cfg.sub_query_weight] * (len(lists) - 1)
             hits = rrf(lists, k=cfg.rrf_k, weights=weights, limit=n)
-        if cfg.kind_weights or cfg.path_weights:
-            hits = apply_priors(hits, cfg.kind_weights, cfg.path_weights, cfg.root_weight)
+        if cfg.kind_weights or cfg.path_weights or cfg.heading_weights:
+            hits = apply_priors(hits, cfg.kind_weights, cfg.path_weights, cfg.root_weight,
+                                cfg.heading_weights)
+        hits = demote_near_duplicates(hits, cfg.duplicate_threshold, cfg.duplicate_penalty)
         if self.reranker is not None and hits:
             hits = self.reranker.rerank(query.text, hits, self.config.rerank.top_n)
-            if cfg.kind_weights or cfg.path_weights:  # the priors hold for rescored hits too
-                top_n = self.config.rerank.top_n
+            if cfg.kind_weights or cfg.path_weights or cfg.heading_weights:
+                top_n = self.config.rerank.top_n  # the priors hold for rescored hits too
                 hits = apply_priors(hits[:top_n], cfg.kind_weights, cfg.path_weights,
-                                    cfg.root_weight) + list(hits[top_n:])
+                                    cfg.root_weight, cfg.heading_weights) + list(hits[top_n:])
         return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
                 for i, h in enumerate(hits[:k])]
 

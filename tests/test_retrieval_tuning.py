@@ -1,0 +1,83 @@
+"""Retrieval tuning mechanisms: heading prior, near-duplicate demotion, documentation query."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcode.config import load_config
+from ragcode.retrieval.search import (Searcher, apply_priors, demote_near_duplicates,
+                                     heading_weight)
+from ragcode.types import Chunk, Hit
+
+
+def _chunk(path, start, text, kind="markdown", symbol=""):
+    end = start + len(text.split("\n")) - 1
+    return Chunk(path=path, kind=kind, text=text, start_line=start, end_line=end, symbol=symbol)
+
+
+def _hits(chunks, scores):
+    return [Hit(chunk=c, score=s, rank=i, source="test") for i, (c, s) in enumerate(zip(chunks, scores))]
+
+
+class ListCorpus:
+    def __init__(self, chunks):
+        self._chunks = list(chunks)
+
+    def chunks(self):
+        return self._chunks
+
+
+def test_heading_weight_matches_whole_words_of_the_innermost_heading():
+    weights = {"usage": 2.0, "quick start": 1.5, "run": 1.2}
+    usage = _chunk("README.md", 1, "text", symbol="Tool > Usage")
+    quick = _chunk("README.md", 5, "text", symbol="Tool > Quick-Start guide")
+    parent_only = _chunk("README.md", 9, "text", symbol="Usage > Citation")
+    partial_word = _chunk("README.md", 12, "text", symbol="Tool > Runtime numbers")
+    code = _chunk("train.py", 1, "def usage(): pass", kind="code", symbol="Usage")
+    assert heading_weight(usage, weights) == 2.0
+    assert heading_weight(quick, weights) == 1.5
+    assert heading_weight(parent_only, weights) == 1.0  # only the innermost heading counts
+    assert heading_weight(partial_word, weights) == 1.0  # "run" is not "runtime"
+    assert heading_weight(code, weights) == 1.0  # documentation chunks only
+    assert heading_weight(usage, {}) == 1.0
+
+
+def test_heading_prior_lifts_a_usage_section_over_a_better_matching_one():
+    cite = _chunk("README.md", 1, "cite", symbol="Tool > Citation")
+    usage = _chunk("README.md", 5, "run it", symbol="Tool > Usage")
+    out = apply_priors(_hits([cite, usage], [1.0, 0.8]), {}, {}, 1.0, {"usage": 1.5})
+    assert [h.chunk.symbol for h in out] == ["Tool > Usage", "Tool > Citation"]
+    assert out[0].score == pytest.approx(1.2)
+
+
+def test_near_duplicates_are_demoted_below_a_distinct_hit():
+    script = "python run.py --task classification --model {} --data UEA --batch_size 16 --lr 0.001"
+    a = _chunk("scripts/A.sh", 1, script.format("A"), kind="shell")
+    b = _chunk("scripts/B.sh", 1, script.format("B"), kind="shell")
+    doc = _chunk("README.md", 1, "Train and evaluate: bash scripts/A.sh", symbol="Usage")
+    out = demote_near_duplicates(_hits([a, b, doc], [1.0, 0.9, 0.6]), 0.7, 0.5)
+    assert [h.chunk.path for h in out] == ["scripts/A.sh", "README.md", "scripts/B.sh"]
+    assert out[2].score == pytest.approx(0.45)
+    assert [h.rank for h in out] == [0, 1, 2]
+    # off: unchanged
+    same = demote_near_duplicates(_hits([a, b, doc], [1.0, 0.9, 0.6]), 0.0, 0.5)
+    assert [h.chunk.path for h in same] == ["scripts/A.sh", "scripts/B.sh", "README.md"]
+
+
+def test_docs_query_brings_a_readme_section_into_the_candidates():
+    scripts = [_chunk(f"scripts/m{i}.sh", 1,
+                      f"python run.py --task_name classification --model M{i} classification "
+                      f"evaluate performance classification", kind="shell") for i in range(6)]
+    readme = _chunk("README.md", 1, "Usage\nTrain and evaluate a classification model:\n"
+                    "bash ./scripts/m0.sh", symbol="Tool > Usage")
+    chunks = scripts + [readme]
+
+    def top(weight):
+        cfg = load_config(None, ["retrieval.mode=bm25", "embedder.enabled=false",
+                                 "retrieval.candidates=3", "retrieval.k=3",
+                                 f"retrieval.docs_query_weight={weight}"])
+        return [h.chunk.path for h in Searcher(ListCorpus(chunks), cfg).search(
+            "evaluate classification performance", 3)]
+
+    assert "README.md" not in top(0)
+    assert "README.md" in top(2.0)
