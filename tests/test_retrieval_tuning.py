@@ -81,3 +81,33 @@ def test_docs_query_brings_a_readme_section_into_the_candidates():
 
     assert "README.md" not in top(0)
     assert "README.md" in top(2.0)
+
+
+def test_top_hit_brings_its_whole_section_in_file_order():
+    title = _chunk("README.md", 1, "# Tool\nA tool.", symbol="Tool")
+    usage = _chunk("README.md", 3, "## Usage\nInstall first.", symbol="Tool > Usage")
+    train = _chunk("README.md", 5, "### Train\npython train.py --epochs 3",
+                   symbol="Tool > Usage > Train")
+    test = _chunk("README.md", 7, "### Test\npython test.py --ckpt best.pt",
+                  symbol="Tool > Usage > Test")
+    cite = _chunk("README.md", 9, "## Citation\n@article{tool}", symbol="Tool > Citation")
+    chunks = [title, usage, train, test, cite]
+
+    def searcher(**sets):
+        cfg = load_config(None, ["retrieval.mode=bm25", "embedder.enabled=false",
+                                 "context.expand_top=0"] + [f"context.{k}={v}" for k, v in sets.items()])
+        return Searcher(ListCorpus(chunks), cfg)
+
+    s = searcher(section_top=1, section_depth=2, section_chars=5000)
+    assert [c.start_line for c in s.section_of(test, 2)] == [3, 5, 7]
+    assert [c.start_line for c in s.section_of(test, 3)] == [7]
+    assert [c.start_line for c in s.section_of(title, 2)] == [1, 3, 5, 7, 9]  # the title's section is the document
+    hits = _hits([test, cite], [1.0, 0.5])
+    out = s.whole_sections(hits)
+    assert [h.chunk.start_line for h in out] == [7, 3, 5, 9]
+    assert all(h.rank == 0 for h in out[:3])
+    # too long, or off: unchanged
+    assert [h.chunk.start_line for h in searcher(section_top=1, section_chars=20).whole_sections(hits)] == [7, 9]
+    assert [h.chunk.start_line for h in searcher(section_top=0).whole_sections(hits)] == [7, 9]
+    ctx = s.context("python test.py ckpt")
+    assert "python train.py" in ctx.text and "python test.py" in ctx.text

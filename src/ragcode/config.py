@@ -166,6 +166,12 @@ class ContextConfig(_Section):
     expand_prev: int = 1
     expand_kinds: list[str] = Field(default_factory=lambda: ["markdown", "notebook"])
     expand_after: int = 5  # neighbours are offered after this many hits
+    # the top ``section_top`` documentation hits bring their whole section (heading path cut to
+    # ``section_depth`` levels, subsections included) right after them, when it is at most
+    # ``section_chars`` characters; 0 = off
+    section_top: int = 1
+    section_depth: int = 3
+    section_chars: int = 5000
     # drop what adds nothing: "none", "whitespace" (padding, blank lines), "lines" (+ verbatim
     # repeats), "words" (+ lines whose words all appeared earlier in the context)
     compact: Literal["none", "whitespace", "lines", "words"] = "words"

@@ -139,6 +139,48 @@ class Searcher:
             self._by_file = by_file
         return self._by_file
 
+    def section_of(self, chunk: Chunk, depth: int) -> list[Chunk]:
+        """The contiguous chunks of ``chunk``'s file that share its heading path down to
+        ``depth`` levels (its section with all subsections), in file order."""
+        parts = [p.strip() for p in chunk.symbol.split(">")] if chunk.symbol else []
+        if not parts:
+            return [chunk]
+        prefix = parts[:max(1, min(depth, len(parts)))]
+        siblings = [c for c in self._file_order().get(chunk.path, []) if c.kind == chunk.kind]
+        pos = next((j for j, c in enumerate(siblings) if c.id == chunk.id), None)
+        if pos is None:
+            return [chunk]
+
+        def inside(c: Chunk) -> bool:
+            return [p.strip() for p in c.symbol.split(">")][:len(prefix)] == prefix
+
+        lo = pos
+        while lo > 0 and inside(siblings[lo - 1]):
+            lo -= 1
+        hi = pos + 1
+        while hi < len(siblings) and inside(siblings[hi]):
+            hi += 1
+        return siblings[lo:hi]
+
+    def whole_sections(self, hits: Sequence[Hit]) -> list[Hit]:
+        """Right after each of the top ``section_top`` documentation hits, its whole section
+        (heading path cut to ``section_depth`` levels) when that is at most ``section_chars``:
+        a README's usage section reads as one piece, not as scattered chunks."""
+        ccfg = self.config.context
+        if ccfg.section_top <= 0:
+            return list(hits)
+        out: list[Hit] = []
+        for i, hit in enumerate(hits):
+            out.append(hit)
+            if i >= ccfg.section_top or hit.chunk.kind not in ccfg.expand_kinds:
+                continue
+            section = self.section_of(hit.chunk, ccfg.section_depth)
+            if len(section) < 2 or sum(len(c.text) for c in section) > ccfg.section_chars:
+                continue
+            out.extend(Hit(chunk=c, score=hit.score, rank=hit.rank, source="section")
+                       for c in section if c.id != hit.chunk.id)
+        return out
+
     def expand(self, hits: Sequence[Hit]) -> list[Hit]:
         """The first ``expand_after`` hits, then the neighbours of the top ``expand_top`` in
         their files (same kind), then the rest."""
@@ -201,7 +243,7 @@ class Searcher:
         ccfg = self.config.context
         query = build_query(instruction, multi=self.config.retrieval.multi_query)
         hits = self.search_query(query, self.config.retrieval.k)
-        hits = self.overview() + self.expand(hits)
+        hits = self.overview() + self.whole_sections(self.expand(hits))
         return pack(hits, budget=ccfg.budget, unit=ccfg.unit, merge_adjacent=ccfg.merge_adjacent,
                     pair_cli_tables=ccfg.pair_cli_tables, order=ccfg.order,
                     compact=ccfg.compact, pair_top=ccfg.pair_top,
