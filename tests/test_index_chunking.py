@@ -93,3 +93,26 @@ def test_real_chunkers_index_and_one_file_edit(tmp_path, minilm) -> None:  # noq
     assert a.chunks_added == n_eval and a.embedded + a.cached == n_eval and a.embedded >= 1
     after = again.chunks()
     assert all(after[i].text == c.text for i, c in before.items())  # untouched ids kept
+
+
+
+def test_chunker_version_change_invalidates_the_index(tmp_path, monkeypatch):
+    """A chunker code change (CHUNKING_VERSION bump) must not leave a stale index in use."""
+    import ragcode.index.build as build
+    from ragcode.config import load_config
+    from ragcode.index.build import index_repo
+
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "README.md").write_text("# Demo\n\nRun `python train.py --lr 0.1` to train.\n")
+    (repo / "pkg" / "m.py").write_text("def f(x):\n    return x + 1\n")
+    cfg = load_config(None, {"index.cache_dir": str(tmp_path / "cache"), "embedder.enabled": False})
+    out = tmp_path / "idx"
+    first = index_repo(repo, config=cfg, out=out, progress=False)
+    old_key = first.manifest["section_hashes"]["chunking"]
+    monkeypatch.setattr(build, "CHUNKING_VERSION", build.CHUNKING_VERSION + 1)
+    bumped = index_repo(repo, config=cfg, out=out, progress=False)
+    new_key = bumped.manifest["section_hashes"]["chunking"]
+    assert new_key != old_key and new_key.endswith(f"-v{build.CHUNKING_VERSION}")
+    assert bumped.summary.files_unchanged == 0  # every file was chunked again
+    assert bumped.chunk_count == first.chunk_count

@@ -14,12 +14,17 @@ Public interface (other stages use only these):
 See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 """
 
-from ragcode.chunking.cli import extract_flags, link_cli
-from ragcode.chunking.pipeline import ChunkedRepo, chunk_file, chunk_repo, relink, skip_reason
-from ragcode.chunking.registry import CHUNKERS, Chunker, get_chunker
-from ragcode.chunking.walk import FILE_KINDS, WalkResult, file_kind, walk_repo
+# Bump when a chunker's output changes for the same input and settings: indexes built by an
+# older version are then re-chunked on the next `ragcode index` (vectors still come from the cache).
+CHUNKING_VERSION = 1
+
+from ragcode.chunking.cli import extract_flags, link_cli  # noqa: E402
+from ragcode.chunking.pipeline import (  # noqa: E402
+    ChunkedRepo, chunk_file, chunk_repo, relink, skip_reason)
+from ragcode.chunking.registry import CHUNKERS, Chunker, get_chunker  # noqa: E402
+from ragcode.chunking.walk import FILE_KINDS, WalkResult, file_kind, walk_repo  # noqa: E402
 
 __all__ = [
-    "CHUNKERS", "FILE_KINDS", "ChunkedRepo", "Chunker", "WalkResult", "chunk_file", "chunk_repo",
+    "CHUNKERS", "CHUNKING_VERSION", "FILE_KINDS", "ChunkedRepo", "Chunker", "WalkResult", "chunk_file", "chunk_repo",
     "extract_flags", "file_kind", "get_chunker", "link_cli", "relink", "skip_reason", "walk_repo",
 ]

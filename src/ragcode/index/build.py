@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ragcode import __version__
+from ragcode.chunking import CHUNKING_VERSION
 from ragcode.config import Config, load_config
 from ragcode.errors import ConfigError, IndexStateError, RepoNotFoundError
 from ragcode.index.chunk_store import ChunkStore
@@ -233,7 +234,7 @@ def index_repo(
             try:
                 known = store.files()
                 same_chunking = bool(old) and old.get("section_hashes", {}).get("chunking") == \
-                    cfg.section_hash("chunking")
+                    chunking_key(cfg)
                 to_chunk = []
                 for p, f in current.items():
                     if p not in known:
@@ -333,7 +334,7 @@ def index_repo(
                 "vectors": new_vec_name if n_vectors else None,
                 "embedder": {"name": emb_name, "dim": dim, "config": cfg.embedder.model_dump(mode="json")},
                 "config_hash": cfg.hash(),
-                "section_hashes": {"chunking": cfg.section_hash("chunking"),
+                "section_hashes": {"chunking": chunking_key(cfg),
                                    "embedder": cfg.section_hash("embedder")},
                 "config": cfg.to_dict(),
                 "files": {p: h for p, (h, _k) in sorted(files.items())},
@@ -358,10 +359,15 @@ def index_repo(
     return index
 
 
+def chunking_key(cfg: Config) -> str:
+    """What decides a file's chunks: the chunking settings and the chunkers' output version."""
+    return f"{cfg.section_hash('chunking')}-v{CHUNKING_VERSION}"
+
+
 def _up_to_date(old: dict[str, Any], current: dict[str, Any], cfg: Config) -> bool:
     """Same files (by sha256), same chunking and embedder settings as the stored index."""
     hashes = old.get("section_hashes", {})
-    return (hashes.get("chunking") == cfg.section_hash("chunking")
+    return (hashes.get("chunking") == chunking_key(cfg)
             and hashes.get("embedder") == cfg.section_hash("embedder")
             and old.get("files") == {p: f.sha256 for p, f in current.items()})
 
