@@ -9,7 +9,7 @@ PY=${PYTHON:-python3}
 . .venv/bin/activate
 python -m pip install -q --upgrade pip
 python -m pip install -q "torch==2.13.0"
-python -m pip install -q -e ".[rerank,transformers,qwen-0.5b]"
+python -m pip install -q -e ".[rerank,transformers,qwen05b]"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 ragcode index examples/tinygan
 ragcode search tinygan "train the GAN on cifar10 with batch size 128" -k 5

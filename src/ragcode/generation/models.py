@@ -64,7 +64,7 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             version="0.9.0",
             sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
             size=491_400_064,
-            extra="qwen-0.5b",
+            extra="qwen05b",
             upstream="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF (q4_k_m)",
         ),
         PackagedModel(
@@ -75,7 +75,7 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             version="0.2.0",
             sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
             size=1_117_320_768,
-            extra="qwen-1.5b",
+            extra="qwen15b",
             upstream="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF (q4_k_m)",
         ),
     )
