@@ -301,15 +301,16 @@ def parse_override(item: str) -> tuple[str, Any]:
     return key.strip(), yaml.safe_load(raw) if raw.strip() else ""
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
+def read_yaml_mapping(path: Path, what: str = "config file") -> dict[str, Any]:
+    """A YAML file that must hold a mapping; ``ConfigError`` naming ``what`` otherwise."""
     try:
         data = yaml.safe_load(path.read_text()) or {}
     except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
+        raise ConfigError(f"{what} not found: {path}") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
+        raise ConfigError(f"{what} {path} is not valid YAML: {exc}") from None
     if not isinstance(data, dict):
-        raise ConfigError(f"config file {path} must hold a mapping at the top level")
+        raise ConfigError(f"{what} {path} must hold a mapping at the top level")
     return data
 
 
@@ -345,7 +346,7 @@ def _load_with_base(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     path = path.resolve()
     if path in seen:
         raise ConfigError(f"config {path} extends itself through 'base'")
-    data = _read_yaml(path)
+    data = read_yaml_mapping(path)
     base = data.pop("base", None)
     if base:
         parent = _load_with_base((path.parent / base), seen + (path,))

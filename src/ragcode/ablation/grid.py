@@ -27,10 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
-from ragcode.config import Config, _digest, load_config, set_dotted
+from ragcode.config import Config, _digest, load_config, read_yaml_mapping, set_dotted
 from ragcode.errors import ConfigError
 
 MEASURES = ("retrieval", "generation")
@@ -138,14 +137,7 @@ def _short(value: Any) -> str:
 def load_grid(path: str | Path) -> GridSpec:
     """Read and check an ablation spec; the base path is resolved relative to the spec file."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"ablation spec not found: {path}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"ablation spec {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"ablation spec {path} must hold a mapping at the top level")
+    data = read_yaml_mapping(path, what="ablation spec")
     return grid_from_dict(data, source=str(path), root=path.parent)
 
 
