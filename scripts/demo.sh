@@ -4,13 +4,7 @@
 # that ships in examples/, search it, and generate an answer with the retrieved context.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
-. .venv/bin/activate
-python -m pip install -q --upgrade pip
-python -m pip install -q "torch==2.13.0"
-python -m pip install -q -e ".[rerank,transformers,qwen05b]"
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+. scripts/install.sh "rerank,transformers,qwen05b"
 ragcode index examples/tinygan
 ragcode search tinygan "train the GAN on cifar10 with batch size 128" -k 5
 ragcode generate --index tinygan "train the GAN on cifar10 with batch size 128" -n 1
