@@ -111,3 +111,27 @@ def test_top_hit_brings_its_whole_section_in_file_order():
     assert [h.chunk.start_line for h in searcher(section_top=0).whole_sections(hits)] == [7, 9]
     ctx = s.context("python test.py ckpt")
     assert "python train.py" in ctx.text and "python test.py" in ctx.text
+
+
+def test_strip_filler_removes_request_wording_only():
+    from ragcode.retrieval.query import strip_filler
+
+    text = "Could you kindly help me train StarGAN on CelebA? I need assistance."
+    out = strip_filler(text, ["could you", "kindly", "help me", "i need", "assistance"])
+    assert out == "train StarGAN on CelebA? ."
+    assert strip_filler("Kindlyness stays", ["kindly"]) == "Kindlyness stays"  # whole words
+    assert strip_filler("please", ["please"]) == "please"  # never an empty query
+    assert strip_filler(text, []) == text
+
+
+def test_piece_header_shows_only_the_innermost_headings():
+    from ragcode.retrieval.packing import pack
+
+    c = _chunk("README.md", 1, "python demo.py", symbol="A Very Long Project Title > Usage > Demo")
+    full = pack(_hits([c], [1.0]), budget=500).text
+    short = pack(_hits([c], [1.0]), budget=500, heading_levels=1).text
+    two = pack(_hits([c], [1.0]), budget=500, heading_levels=2).text
+    assert full.splitlines()[0] == "### README.md:1-1 (A Very Long Project Title > Usage > Demo)"
+    assert short.splitlines()[0] == "### README.md:1-1 (Demo)"
+    assert two.splitlines()[0] == "### README.md:1-1 (Usage > Demo)"
+    assert "python demo.py" in short

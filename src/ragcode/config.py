@@ -142,6 +142,9 @@ class RetrievalConfig(_Section):
     # weight, so documentation reaches the candidates when code matches more words; 0 = off
     docs_query_weight: float = 2.0
     docs_kinds: list[str] = Field(default_factory=lambda: ["markdown", "notebook"])
+    # request wording removed from the main query before retrieval (whole words,
+    # case-insensitive): it says nothing about the repository; [] = off
+    filler_phrases: list[str] = Field(default_factory=list)
 
 
 class RerankConfig(_Section):
@@ -178,6 +181,9 @@ class ContextConfig(_Section):
     # the start of the top-level README (what the repository is and how it is used), at most
     # this many characters, leads every context; 0 = off
     overview_chars: int = 600
+    # a piece's header shows only this many innermost levels of its heading path (a long
+    # document title repeated in every header costs budget); 0 = the whole path
+    heading_levels: int = 1
 
 
 # --- generation -----------------------------------------------------------------------------

@@ -43,10 +43,13 @@ class _Piece:
     chunk_ids: list[str] = field(default_factory=list)
     raw: list[str] = field(default_factory=list)  # texts whose lines could not be placed
 
-    def render(self, compactor: Compactor | None = None) -> str:
+    def render(self, compactor: Compactor | None = None, heading_levels: int = 0) -> str:
         head = f"### {self.path}:{self.start}-{self.end}"
-        if self.symbol:
-            head += f" ({self.symbol})"
+        symbol = self.symbol
+        if heading_levels > 0 and " > " in symbol:  # the innermost headings only
+            symbol = " > ".join(symbol.split(" > ")[-heading_levels:])
+        if symbol:
+            head += f" ({symbol})"
         body_lines = [self.lines[i] for i in range(self.start, self.end + 1) if i in self.lines]
         body_lines = "\n".join(body_lines + self.raw).strip("\n").split("\n")
         if compactor is not None:
@@ -143,13 +146,14 @@ def _pieces(chosen: Sequence[tuple[Chunk, int]], merge_adjacent: bool) -> list[_
     return pieces
 
 
-def _render(pieces: Sequence[_Piece], order: str, compact: str = "none") -> str:
+def _render(pieces: Sequence[_Piece], order: str, compact: str = "none",
+            heading_levels: int = 0) -> str:
     if order == "path":
         ordered = sorted(pieces, key=lambda p: (p.path, p.start))
     else:
         ordered = sorted(pieces, key=lambda p: (p.best_rank, p.path, p.start))
     compactor = Compactor(compact) if compact != "none" else None
-    return "\n\n".join(p.render(compactor) for p in ordered)
+    return "\n\n".join(p.render(compactor, heading_levels) for p in ordered)
 
 
 def _cut(chunk: Chunk, keep_units: int, count: Callable[[str], int]) -> Chunk | None:
@@ -184,8 +188,10 @@ def pack(
     pair_chars: int = 0,
     lookup: Callable[[Iterable[str]], Sequence[Chunk]] | None = None,
     query: str = "",
+    heading_levels: int = 0,
 ) -> Context:
-    """Pack ranked hits into at most ``budget`` units of text (``unit``: chars or tokens)."""
+    """Pack ranked hits into at most ``budget`` units of text (``unit``: chars or tokens).
+    ``heading_levels`` > 0 shows only that many innermost levels of a piece's heading path."""
     count = COUNTERS[unit]
     Compactor(compact)  # validate the level up front
     chosen: list[tuple[Chunk, int]] = []
@@ -198,7 +204,8 @@ def pack(
         if chunk.id in seen or _covered([c for c, _ in chosen], chunk):
             seen.add(chunk.id)
             return True
-        candidate = _render(_pieces(chosen + [(chunk, rank)], merge_adjacent), order, compact)
+        candidate = _render(_pieces(chosen + [(chunk, rank)], merge_adjacent), order, compact,
+                            heading_levels)
         if count(candidate) <= budget:
             chosen.append((chunk, rank))
             seen.add(chunk.id)
@@ -214,7 +221,8 @@ def pack(
             part = _cut(chunk, keep, count)
             if part is None:
                 return False
-            candidate = _render(_pieces(chosen + [(part, rank)], merge_adjacent), order, compact)
+            candidate = _render(_pieces(chosen + [(part, rank)], merge_adjacent), order, compact,
+                            heading_levels)
             if count(candidate) <= budget:
                 chosen.append((part, rank))
                 seen.add(chunk.id)

@@ -95,3 +95,13 @@ def build_query(instruction: str, multi: bool = True) -> Query:
     if args:
         subs.append(" ".join(args))
     return Query(text=text, sub_queries=tuple(subs))
+
+
+def strip_filler(text: str, phrases: list[str] | tuple[str, ...]) -> str:
+    """``text`` without the request wording that says nothing about the repository ("could
+    you", "I need assistance", "kindly", "write the code"): whole words, case-insensitive."""
+    if not phrases:
+        return text
+    pattern = r"\b(?:" + "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True)) + r")\b"
+    out = " ".join(re.sub(pattern, " ", text, flags=re.IGNORECASE).split())
+    return out or text

@@ -18,7 +18,7 @@ from ragcode.config import Config
 from ragcode.retrieval.base import RERANKERS, RETRIEVERS, Filters, Query, chunk_table
 from ragcode.retrieval.fusion import rrf
 from ragcode.retrieval.packing import pack
-from ragcode.retrieval.query import build_query
+from ragcode.retrieval.query import build_query, strip_filler
 from ragcode.types import Chunk, Context, Hit
 
 log = logging.getLogger(__name__)
@@ -207,6 +207,9 @@ class Searcher:
     def search_query(self, query: Query, k: int) -> list[Hit]:
         cfg = self.config.retrieval
         n = max(k, cfg.candidates)
+        if cfg.filler_phrases:
+            query = Query(text=strip_filler(query.text, cfg.filler_phrases),
+                          sub_queries=query.sub_queries)
         texts = query.all if cfg.multi_query else (query.text,)
         if hasattr(self.retriever, "retrieve_many"):
             lists = self.retriever.retrieve_many(list(texts), n, self.filters)
@@ -248,7 +251,7 @@ class Searcher:
                     pair_cli_tables=ccfg.pair_cli_tables, order=ccfg.order,
                     compact=ccfg.compact, pair_top=ccfg.pair_top,
                     pair_chars=ccfg.pair_chars, lookup=self.lookup,
-                    query=query.text)
+                    query=query.text, heading_levels=ccfg.heading_levels)
 
 
 _SEARCHERS: "weakref.WeakKeyDictionary[Any, dict[str, Searcher]]" = weakref.WeakKeyDictionary()
