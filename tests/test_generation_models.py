@@ -83,4 +83,4 @@ def test_pinned_models_are_complete():
     for alias, m in PACKAGED_MODELS.items():
         assert alias.startswith("qwen2.5-coder-")
         assert len(m.sha256) == 64 and m.size > 100_000_000
-        assert m.licence == "Apache-2.0" and m.extra.startswith("qwen-")
+        assert m.licence == "Apache-2.0" and m.extra.startswith("qwen")

@@ -77,21 +77,27 @@ def unshare_works() -> bool:
     return proc.returncode == 0
 
 
-def home_binds(interpreter: str) -> list[str]:
-    """bwrap arguments that hide root's home (``--tmpfs /root``) but keep the interpreter there
-    reachable (its top-level folder under /root bound back read-only), so an unprivileged uid
-    can run it and nothing else of /root is visible."""
+# Inside bwrap these host folders are replaced by empty tmpfs (/tmp by _BWRAP_BASE, /root here).
+_HIDDEN_DIRS = ("/root", "/tmp")
+
+
+def hidden_dir_binds(interpreter: str) -> list[str]:
+    """bwrap arguments that hide root's home (``--tmpfs /root``; the host's /tmp is hidden by
+    ``_BWRAP_BASE``) but keep the interpreter reachable when it lives there (a venv in a checkout
+    under /tmp or /root): its top-level folder under the hidden one is bound back read-only, so
+    an unprivileged uid can run it and nothing else of those folders is visible."""
     binds: list[str] = ["--tmpfs", "/root"]
     seen: set[str] = set()
     for p in (Path(interpreter).absolute(), Path(interpreter).resolve()):
-        try:
-            rel = p.relative_to("/root")
-        except ValueError:
-            continue
-        top = f"/root/{rel.parts[0]}"
-        if rel.parts and top not in seen:
-            seen.add(top)
-            binds += ["--ro-bind", top, top]
+        for hidden in _HIDDEN_DIRS:
+            try:
+                rel = p.relative_to(hidden)
+            except ValueError:
+                continue
+            top = f"{hidden}/{rel.parts[0]}" if rel.parts else ""
+            if top and top not in seen:
+                seen.add(top)
+                binds += ["--ro-bind", top, top]
     return binds
 
 
@@ -102,7 +108,7 @@ def usable_by_other_uid(interpreter: str, uid: int, bwrap: bool = False) -> bool
 
     Probed through ``sh``: setpriv itself execs with capabilities still effective.
     """
-    wrap = ["bwrap", *_CAPS_SWITCH_UID, *_BWRAP_BASE, *home_binds(interpreter), "--"] if bwrap else []
+    wrap = ["bwrap", *_CAPS_SWITCH_UID, *_BWRAP_BASE, *hidden_dir_binds(interpreter), "--"] if bwrap else []
     try:
         proc = subprocess.run([*wrap, "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                                *_SETPRIV_DROP, "--", "sh", "-c", 'exec "$0" -c pass', interpreter],
@@ -249,7 +255,7 @@ class LocalExecutor:
         if self.mode == "bwrap":
             net = [] if self.config.network else ["--unshare-net"]
             caps = _CAPS_SWITCH_UID if uid is not None else _CAPS_NONE
-            return ["bwrap", *caps, *net, *_BWRAP_BASE, *home_binds(interp), "--bind", str(root), str(root),
+            return ["bwrap", *caps, *net, *_BWRAP_BASE, *hidden_dir_binds(interp), "--bind", str(root), str(root),
                     "--chdir", str(cwd), "--", *inner]
         if self.mode == "unshare" and not self.config.network:
             return ["unshare", "-n", "--", *inner]
