@@ -12,7 +12,6 @@ import contextlib
 import logging
 import os
 import secrets
-import signal
 import time
 from pathlib import Path
 
@@ -58,17 +57,9 @@ class PidsCgroup:
 
     def kill_all(self, rounds: int = 50) -> int:
         """SIGKILL every member until none is left; returns how many were hit."""
-        hit = 0
-        for _ in range(rounds):
-            members = self.pids()
-            if not members:
-                break
-            for pid in members:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-                    hit += 1
-            time.sleep(0.02)
-        return hit
+        from ragcode.execution.procs import kill_until_gone
+
+        return kill_until_gone(self.pids, rounds)
 
     def remove(self) -> None:
         self.kill_all()

@@ -12,6 +12,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -68,11 +69,18 @@ def kill_tree(sid: int, uid: int | None = None, rounds: int = 20) -> int:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(sid, signal.SIGKILL)
         hit += 1
+    return hit + kill_until_gone(lambda: find_survivors(sid, uid), rounds)
+
+
+def kill_until_gone(members: Callable[[], list[int]], rounds: int) -> int:
+    """SIGKILL whatever ``members()`` lists until it lists nothing (at most ``rounds`` sweeps,
+    a little apart, since a fork bomb keeps making children); returns how many were hit."""
+    hit = 0
     for _ in range(rounds):
-        survivors = find_survivors(sid, uid)
-        if not survivors:
+        pids = members()
+        if not pids:
             break
-        for pid in survivors:
+        for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
                 hit += 1
