@@ -8,7 +8,7 @@ repository: files, chunks by kind, skipped by reason, seconds. The answers are o
 measure; nothing here feeds back into chunking.
 
     python benchmarks/chunking_coverage.py [--tasks ../shared/data/mlbench/dev.jsonl]
-                                           [--repos /work/repos]
+                                           [--repos repos/]
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from ragcode.config import ChunkingConfig
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tasks", default="/work/shared/data/mlbench/dev.jsonl")
-    ap.add_argument("--repos", default="/work/repos")
+    ap.add_argument("--tasks", default="../shared/data/mlbench/dev.jsonl")
+    ap.add_argument("--repos", default="repos")
     args = ap.parse_args()
     tasks = [json.loads(line) for line in Path(args.tasks).read_text().splitlines() if line]
     by_repo: dict[str, list[dict]] = defaultdict(list)

@@ -1,7 +1,7 @@
 """Generation on ML-Bench dev tasks with the default local model: ML-Bench's two text checks,
 tokens/s and time per task.
 
-    python benchmarks/generation_dev.py [--tasks dev.jsonl] [--repos /work/repos]
+    python benchmarks/generation_dev.py [--tasks dev.jsonl] [--repos repos/]
         [--setting oracle] [--per-repo 1] [--n 5] [--set generation.llm.max_tokens=192]
         [--out benchmarks/results/generation_dev_oracle.json]
 
@@ -31,8 +31,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tasks", default="/work/shared/data/mlbench/dev.jsonl")
-    ap.add_argument("--repos", default="/work/repos")
+    ap.add_argument("--tasks", default="../shared/data/mlbench/dev.jsonl")
+    ap.add_argument("--repos", default="repos")
     ap.add_argument("--setting", default="oracle", choices=["none", "readme", "bm25", "ragcode", "oracle"])
     ap.add_argument("--per-repo", type=int, default=1, help="first K tasks of each repository (0 = all)")
     ap.add_argument("--n", type=int, default=5)

@@ -8,8 +8,8 @@ found rate and mean normalized oracle coverage (``bench/oracle_measure.py``), ch
 mean chunk size, plus a per-repository found-rate table. Runs are resumable (existing outputs
 are re-scored, not re-retrieved); pass ``--fresh`` to start over.
 
-    python benchmarks/llamaindex_chunking.py --work /work/indexes-li \\
-        [--tasks /work/shared/data/mlbench/dev.jsonl] [--repos /work/repos] \\
+    python benchmarks/llamaindex_chunking.py --work /tmp/indexes-li \\
+        [--tasks ../shared/data/mlbench/dev.jsonl] [--repos repos/] \\
         [--variants ragcode li-markdown li-code li-both li-pure] [--set retrieval.mode=hybrid ...]
 """
 
@@ -70,8 +70,8 @@ def chunk_stats(index_root: Path) -> tuple[int, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", required=True, help="Folder for indexes and outputs (outside the repo).")
-    ap.add_argument("--tasks", default="/work/shared/data/mlbench/dev.jsonl")
-    ap.add_argument("--repos", default="/work/repos")
+    ap.add_argument("--tasks", default="../shared/data/mlbench/dev.jsonl")
+    ap.add_argument("--repos", default="repos")
     ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     ap.add_argument("--set", dest="overrides", action="append",
                     default=None, help="Config override for every variant (repeatable).")
