@@ -15,27 +15,14 @@ appears only once complete (temp file + ``os.replace``), so a killed grid leaves
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ragcode.config import Config, _digest
 from ragcode.errors import RagcodeError
+from ragcode.fileio import write_atomic
 
 RETRIEVAL_SECTIONS = ("chunking", "embedder", "retrieval", "rerank", "context")
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def cell_key(config: Config, measure: str, measure_key: str, tasks_key: str, repos: Path) -> str:
@@ -70,13 +57,13 @@ class ResultStore:
         return self._load(self.cell_path(key))
 
     def save_cell(self, key: str, row: dict[str, Any]) -> None:
-        atomic_write_text(self.cell_path(key), json.dumps(row, indent=1, sort_keys=True))
+        write_atomic(self.cell_path(key), json.dumps(row, indent=1, sort_keys=True))
 
     def load_retrieval(self, key: str) -> dict[str, Any] | None:
         return self._load(self.retrieval_path(key))
 
     def save_retrieval(self, key: str, data: dict[str, Any]) -> None:
-        atomic_write_text(self.retrieval_path(key), json.dumps(data))
+        write_atomic(self.retrieval_path(key), json.dumps(data))
 
     @staticmethod
     def _load(path: Path) -> dict[str, Any] | None:

@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragcode.ablation.cells import atomic_write_text
+from ragcode.fileio import write_atomic
 
 if TYPE_CHECKING:
     from ragcode.ablation.runner import GridResult
@@ -85,7 +85,7 @@ def _fmt(value: Any) -> str:
 def write_reports(result: GridResult, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     files = {"csv": out / "results.csv", "json": out / "results.json", "markdown": out / "results.md"}
-    atomic_write_text(files["csv"], to_csv(result.rows))
+    write_atomic(files["csv"], to_csv(result.rows))
     from ragcode import __version__
 
     payload = {"grid": result.spec.name, "ragcode_version": __version__,
@@ -94,8 +94,8 @@ def write_reports(result: GridResult, out: Path) -> dict[str, Path]:
                "best": (result.rows[i]["cell"] if (i := best_index(result.rows, result.spec.primary_metric))
                         is not None else None),
                "rows": result.rows}
-    atomic_write_text(files["json"], json.dumps(payload, indent=1))
-    atomic_write_text(files["markdown"], to_markdown(result))
+    write_atomic(files["json"], json.dumps(payload, indent=1))
+    write_atomic(files["markdown"], to_markdown(result))
     try:
         from ragcode.ablation.plots import write_plots
     except ImportError:  # matplotlib is the 'ablation' extra

@@ -16,7 +16,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ragcode.bench.jsonl import append_line, read_lines, repair_tail, write_atomic
+from ragcode.bench.jsonl import append_line, read_lines, repair_tail
+from ragcode.fileio import write_atomic
 from ragcode.bench.legacy import LEGACY_N
 from ragcode.bench.report import TaskScore, build_report, markdown_table
 from ragcode.bench.scoring import ScoreContext, load_scorer, repo_dir_for

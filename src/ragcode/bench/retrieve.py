@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import statistics
-import tempfile
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -25,6 +23,7 @@ from ragcode.bench.oracle_measure import OracleScore, RepoOracle, Summary, summa
 from ragcode.bench.repos import repo_for
 from ragcode.config import Config
 from ragcode.errors import RepoNotFoundError
+from ragcode.fileio import write_atomic, write_json_atomic
 from ragcode.types import Task
 
 log = logging.getLogger(__name__)
@@ -97,18 +96,7 @@ def _done(out: Path) -> dict[str, dict[str, Any]]:
 
 
 def _rewrite_valid(out: Path, records: Iterable[dict[str, Any]]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    os.replace(tmp, out)
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, ensure_ascii=False)
-    os.replace(tmp, path)
+    write_atomic(out, "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records))
 
 
 def open_repo_index(repo_path: Path, folder: str, index_root: Path, config: Config) -> Any:

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcode.bench.jsonl import append_line, read_lines, repair_tail, write_atomic
+from ragcode.bench.jsonl import append_line, read_lines, repair_tail
+from ragcode.fileio import write_atomic
 from ragcode.bench.settings import ContextBuilder
 from ragcode.config import Config
 from ragcode.errors import RunConfigMismatchError

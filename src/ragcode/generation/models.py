@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragcode.errors import ModelUnavailableError
+from ragcode.fileio import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -154,15 +155,8 @@ def assemble(model: PackagedModel, cache_dir: str | Path) -> Path:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
-    _write_atomic(stamp, got + "\n")
+    write_atomic(stamp, got + "\n")
     return target
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def resolve_model(name: str, cache_dir: str | Path) -> str:

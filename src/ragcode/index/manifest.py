@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ragcode.errors import IndexStateError
+from ragcode.fileio import write_atomic
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -18,21 +17,6 @@ def rebuild_hint(index_dir: Path, repo: str | None = None) -> str:
     repo = repo or "REPO"
     return (f"rebuild it with `ragcode index {repo} --rebuild --out {index_dir.parent}` "
             f"(or delete {index_dir})")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same folder and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_manifest(index_dir: Path, manifest: dict[str, Any]) -> None:
