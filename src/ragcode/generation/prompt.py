@@ -26,6 +26,7 @@ import yaml
 
 from ragcode.errors import ConfigError
 from ragcode.generation.llm import Message
+from ragcode.textfit import fitting_line_count
 from ragcode.types import Context
 
 _PLACEHOLDER = re.compile(r"\{(instruction|context)\}")
@@ -122,14 +123,8 @@ def fit_to_tokens(text: str, budget: int, count: Callable[[str], int]) -> tuple[
     if budget <= 0 or count(text) <= budget:
         return text, False
     lines = text.splitlines(keepends=True)
-    lo, hi = 0, len(lines)  # largest prefix of lines that fits
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count("".join(lines[:mid])) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    return "".join(lines[:lo]).rstrip("\n"), True
+    keep = fitting_line_count(lines, budget, count, sep="")
+    return "".join(lines[:keep]).rstrip("\n"), True
 
 
 def build_prompt(

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from ragcode.textfit import fitting_line_count
 from ragcode.types import Chunk, Context, Hit
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]")
@@ -159,13 +160,7 @@ def _render(pieces: Sequence[_Piece], order: str, compact: str = "none",
 def _cut(chunk: Chunk, keep_units: int, count: Callable[[str], int]) -> Chunk | None:
     """The longest prefix of ``chunk`` (whole lines) whose text counts <= ``keep_units``."""
     lines = chunk.text.split("\n")
-    lo, hi = 0, len(lines)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count("\n".join(lines[:mid])) <= keep_units:
-            lo = mid
-        else:
-            hi = mid - 1
+    lo = fitting_line_count(lines, keep_units, count)
     if lo == 0:
         return None
     text = "\n".join(lines[:lo])
@@ -199,18 +194,26 @@ def pack(
     used: list[str] = []  # ids of the original chunks in the context (also when cut)
     text = ""
 
-    def try_add(chunk: Chunk, rank: int) -> bool:
+    def take(piece: Chunk, original: Chunk, rank: int) -> int:
+        """Add ``piece`` (``original`` or a cut of it) if the rendered context still fits the
+        budget; return by how much it would overflow (0 when it was added)."""
         nonlocal text
+        candidate = _render(_pieces(chosen + [(piece, rank)], merge_adjacent), order, compact,
+                            heading_levels)
+        overflow = count(candidate) - budget
+        if overflow > 0:
+            return overflow
+        chosen.append((piece, rank))
+        seen.add(original.id)
+        used.append(original.id)
+        text = candidate
+        return 0
+
+    def try_add(chunk: Chunk, rank: int) -> bool:
         if chunk.id in seen or _covered([c for c, _ in chosen], chunk):
             seen.add(chunk.id)
             return True
-        candidate = _render(_pieces(chosen + [(chunk, rank)], merge_adjacent), order, compact,
-                            heading_levels)
-        if count(candidate) <= budget:
-            chosen.append((chunk, rank))
-            seen.add(chunk.id)
-            used.append(chunk.id)
-            text = candidate
+        if take(chunk, chunk, rank) == 0:
             return True
         room = budget - count(text)
         if room < MIN_PARTIAL:
@@ -221,15 +224,10 @@ def pack(
             part = _cut(chunk, keep, count)
             if part is None:
                 return False
-            candidate = _render(_pieces(chosen + [(part, rank)], merge_adjacent), order, compact,
-                            heading_levels)
-            if count(candidate) <= budget:
-                chosen.append((part, rank))
-                seen.add(chunk.id)
-                used.append(chunk.id)
-                text = candidate
+            overflow = take(part, chunk, rank)
+            if overflow == 0:
                 return False
-            keep -= max(count(candidate) - budget, 20)
+            keep -= max(overflow, 20)
         return False
 
     for rank, hit in enumerate(hits):
