@@ -19,7 +19,8 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
+
+from ragcode.fileio import write_atomic
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -69,11 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(row), file=sys.stderr)
         results["runs"].append(row)
     results["machine"]["loadavg_at_end"] = list(os.getloadavg())
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(results, indent=1) + "\n")
-    os.replace(tmp, out)
+    write_atomic(args.out, json.dumps(results, indent=1) + "\n")
     print(json.dumps(results, indent=1))
     return 0
 

@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from ragcode.fileio import write_atomic
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -120,9 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                     "loadavg_at_end": list(os.getloadavg())},
     }
-    tmp = out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(summary, indent=1) + "\n")
-    os.replace(tmp, out)
+    write_atomic(out, json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
     return 0
 
