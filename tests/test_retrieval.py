@@ -237,6 +237,73 @@ def _searcher(chunks, **overrides):
     return Searcher(ListCorpus(chunks), load_config(None, sets))
 
 
+# --- markup stripping, identifier boost --------------------------------------------------------
+
+def test_strip_markup_keeps_text_code_and_repo_links():
+    from ragcode.retrieval.markup import strip_markup
+
+    lines = [
+        '[![License](https://img.shields.io/badge/x.svg)](LICENSE)',
+        '<p align="center">',
+        '  <img src="./pics/scheme.jpg" width="100%">',
+        '</p>',
+        'See the [documentation](https://example.org/docs "Docs") or run [train.sh](scripts/train.sh).',
+        '![](./pics/result.gif)',
+        'Pass `--data <DATA_DIR>` and <b>bold</b> text.',
+        '```bash run_scripts/train.sh```',
+        'The [config files](https://example.org/tree/main/configs) can be changed.',
+        '```html',
+        '<p align="center"><img src="kept.png"></p>',
+        '```',
+    ]
+    out = strip_markup(lines)
+    assert out == [
+        'See the documentation or run [train.sh](scripts/train.sh).',
+        'Pass `--data <DATA_DIR>` and bold text.',
+        '```bash run_scripts/train.sh```',  # a one-line fence opens nothing
+        'The config files can be changed.',
+        '```html',
+        '<p align="center"><img src="kept.png"></p>',  # fenced code is never touched
+        '```',
+    ]
+
+
+def test_pack_strips_markup_of_documentation_only():
+    doc = _chunk("README.md", 1, 3, "# Demo\n![x](https://a.b/c.png)\nRun [it](https://a.b/run).")
+    code = _chunk("tool.py", 1, 1, 'HTML = "<p>[x](https://a.b)</p>"', kind="code")
+    ctx = pack(_hits([doc, code]), budget=5000, strip=True)
+    assert "https://a.b/c.png" not in ctx.text and "Run it." in ctx.text
+    assert 'HTML = "<p>[x](https://a.b)</p>"' in ctx.text
+    plain = pack(_hits([doc, code]), budget=5000, strip=False)
+    assert "https://a.b/run" in plain.text and plain.size > ctx.size
+
+
+def test_identifiers_are_the_code_like_names():
+    from ragcode.retrieval.query import identifiers
+
+    text = ("Run meloform_refine_melody.sh on ./data/refine/data_nn with the "
+            "convnext_small.in12k model, 'IF-I-L-v1.0', batch size 16 and the GCN model.")
+    ids = identifiers(text)
+    assert "meloform_refine_melody.sh" in ids and "data/refine/data_nn" in ids
+    assert "convnext_small.in12k" in ids and "if-i-l-v1.0" in ids
+    assert "gcn" not in ids and "model" not in ids and "16" not in ids
+
+
+def test_identifier_boost_lifts_the_exact_name_and_ignores_common_ones():
+    from ragcode.retrieval.search import boost_identifiers
+
+    others = [_chunk(f"docs/{i}.md", 1, 2, f"train_gan.py step {i}") for i in range(8)]
+    named = _chunk("meloform/README.md", 1, 2, "bash meloform_refine_melody.sh $data_dir")
+    hits = _hits(others + [named], [1.0 - 0.01 * i for i in range(9)])
+    out = boost_identifiers(hits, ["meloform_refine_melody.sh"], boost=0.5, max_share=0.1)
+    assert out[0].chunk.path == "meloform/README.md"
+    assert out[0].score == pytest.approx(0.92 * 1.5) and [h.rank for h in out] == list(range(9))
+    # a name in most candidates points nowhere: the order stays
+    same = boost_identifiers(hits, ["train_gan.py"], boost=0.5, max_share=0.1)
+    assert [h.chunk.path for h in same] == [h.chunk.path for h in hits]
+    assert boost_identifiers(hits, ["meloform_refine_melody.sh"], 0.0, 0.1) == hits
+
+
 def test_expand_offers_following_sections_of_top_hit(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path))
     secs = [_chunk("README.md", 1 + 10 * i, 10 + 10 * i, f"section {i} words{i}") for i in range(6)]

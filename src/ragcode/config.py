@@ -145,6 +145,12 @@ class RetrievalConfig(_Section):
     # request wording removed from the main query before retrieval (whole words,
     # case-insensitive): it says nothing about the repository; [] = off
     filler_phrases: list[str] = Field(default_factory=list)
+    # a candidate that contains a code-like name from the instruction verbatim (a script such
+    # as train_gan.sh, a model id such as convnext_small.in12k, a path) has its score multiplied
+    # by 1 + identifier_boost for each such name; a name found in more than
+    # ``identifier_max_share`` of the candidates says little and is not counted; 0 = off
+    identifier_boost: float = 0.25
+    identifier_max_share: float = 0.1
 
 
 class RerankConfig(_Section):
@@ -178,6 +184,9 @@ class ContextConfig(_Section):
     # drop what adds nothing: "none", "whitespace" (padding, blank lines), "lines" (+ verbatim
     # repeats), "words" (+ lines whose words all appeared earlier in the context)
     compact: Literal["none", "whitespace", "lines", "words"] = "words"
+    # drop images, web-link addresses and HTML tags from documentation pieces (fenced code and
+    # links to repository files are kept): room for more of the text that says how to run things
+    strip_markup: bool = True
     # the start of the top-level README (what the repository is and how it is used), at most
     # this many characters, leads every context; 0 = off
     overview_chars: int = 600

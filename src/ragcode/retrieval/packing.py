@@ -3,7 +3,10 @@
 Steps: walk the hits best first; skip a chunk whose lines are already covered; right after a
 README command chunk add the CLI table chunk(s) of the script it calls (``metadata["cli_links"]``)
 and vice versa; merge overlapping or adjacent chunks of one file into one piece; head every
-piece with ``### path:start-end``; order pieces by best rank (or by path). The rendered text is
+piece with ``### path:start-end``; optionally strip markup from documentation pieces
+(``ragcode.retrieval.markup``) and compact them (``Compactor``); order pieces by best rank (or
+by path). Budgets are counted on the rendered text, so what stripping and compaction save is
+room for more passages. The rendered text is
 never longer than the budget: a piece that does not fit whole is cut at a line boundary, or left
 out when too little room is left.
 """
@@ -14,11 +17,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from ragcode.retrieval.markup import strip_markup
 from ragcode.textfit import fitting_line_count
 from ragcode.types import Chunk, Context, Hit
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 MIN_PARTIAL = 200  # do not add a cut piece smaller than this many units
+MARKUP_KINDS = ("markdown",)  # chunk kinds whose images, link addresses and HTML may be stripped
 
 
 def count_chars(text: str) -> int:
@@ -43,8 +48,10 @@ class _Piece:
     symbol: str
     chunk_ids: list[str] = field(default_factory=list)
     raw: list[str] = field(default_factory=list)  # texts whose lines could not be placed
+    markdown: bool = False  # a documentation piece: its markup may be stripped
 
-    def render(self, compactor: Compactor | None = None, heading_levels: int = 0) -> str:
+    def render(self, compactor: Compactor | None = None, heading_levels: int = 0,
+               strip: bool = False) -> str:
         head = f"### {self.path}:{self.start}-{self.end}"
         symbol = self.symbol
         if heading_levels > 0 and " > " in symbol:  # the innermost headings only
@@ -53,6 +60,8 @@ class _Piece:
             head += f" ({symbol})"
         body_lines = [self.lines[i] for i in range(self.start, self.end + 1) if i in self.lines]
         body_lines = "\n".join(body_lines + self.raw).strip("\n").split("\n")
+        if strip and self.markdown:
+            body_lines = strip_markup(body_lines)
         if compactor is not None:
             body_lines = compactor.filter(body_lines)
         return head + "\n" + "\n".join(body_lines)
@@ -142,19 +151,20 @@ def _pieces(chosen: Sequence[tuple[Chunk, int]], merge_adjacent: bool) -> list[_
                 continue
             current = _Piece(path=path, start=chunk.start_line, end=chunk.end_line,
                              lines=dict(lines or {}), best_rank=rank, symbol=chunk.symbol,
-                             chunk_ids=[chunk.id], raw=[] if lines is not None else [chunk.text])
+                             chunk_ids=[chunk.id], raw=[] if lines is not None else [chunk.text],
+                             markdown=chunk.kind in MARKUP_KINDS)
             pieces.append(current)
     return pieces
 
 
 def _render(pieces: Sequence[_Piece], order: str, compact: str = "none",
-            heading_levels: int = 0) -> str:
+            heading_levels: int = 0, strip: bool = False) -> str:
     if order == "path":
         ordered = sorted(pieces, key=lambda p: (p.path, p.start))
     else:
         ordered = sorted(pieces, key=lambda p: (p.best_rank, p.path, p.start))
     compactor = Compactor(compact) if compact != "none" else None
-    return "\n\n".join(p.render(compactor, heading_levels) for p in ordered)
+    return "\n\n".join(p.render(compactor, heading_levels, strip) for p in ordered)
 
 
 def _cut(chunk: Chunk, keep_units: int, count: Callable[[str], int]) -> Chunk | None:
@@ -184,9 +194,11 @@ def pack(
     lookup: Callable[[Iterable[str]], Sequence[Chunk]] | None = None,
     query: str = "",
     heading_levels: int = 0,
+    strip: bool = False,
 ) -> Context:
     """Pack ranked hits into at most ``budget`` units of text (``unit``: chars or tokens).
-    ``heading_levels`` > 0 shows only that many innermost levels of a piece's heading path."""
+    ``heading_levels`` > 0 shows only that many innermost levels of a piece's heading path;
+    ``strip`` removes images, web-link addresses and HTML from documentation pieces."""
     count = COUNTERS[unit]
     Compactor(compact)  # validate the level up front
     chosen: list[tuple[Chunk, int]] = []
@@ -199,7 +211,7 @@ def pack(
         budget; return by how much it would overflow (0 when it was added)."""
         nonlocal text
         candidate = _render(_pieces(chosen + [(piece, rank)], merge_adjacent), order, compact,
-                            heading_levels)
+                            heading_levels, strip)
         overflow = count(candidate) - budget
         if overflow > 0:
             return overflow

@@ -68,6 +68,24 @@ def named_phrases(instruction: str) -> list[str]:
     return list(dict.fromkeys(f for f in found if f))
 
 
+_CODE_LIKE = re.compile(r"[_\./\d-]")
+
+
+def identifiers(instruction: str) -> list[str]:
+    """The code-like names among ``named_phrases``, lower-cased, as they would be spelled in a
+    repository: script and file names, model ids, paths. Plain words and names
+    shorter than four characters are left out: they match too much to single a passage out.
+    A leading ``./`` or ``/`` is dropped."""
+    out: list[str] = []
+    for phrase in named_phrases(instruction):
+        for word in phrase.split():
+            word = word.strip("'\"`.,;:()[]{}").lower()
+            word = re.sub(r"^\.?/", "", word)  # ./data/x and /data/x match data/x
+            if len(word) >= 4 and _CODE_LIKE.search(word):
+                out.append(word)
+    return list(dict.fromkeys(out))
+
+
 def argument_phrases(instruction: str) -> list[str]:
     """Command-line spellings of the hyper-parameters named, each with the value that follows."""
     out: list[str] = []

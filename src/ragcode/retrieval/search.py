@@ -18,7 +18,7 @@ from ragcode.config import Config
 from ragcode.retrieval.base import RERANKERS, RETRIEVERS, Filters, Query, chunk_table
 from ragcode.retrieval.fusion import rrf
 from ragcode.retrieval.packing import pack
-from ragcode.retrieval.query import build_query, strip_filler
+from ragcode.retrieval.query import build_query, identifiers, strip_filler
 from ragcode.types import Chunk, Context, Hit
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,25 @@ def demote_near_duplicates(hits: Sequence[Hit], threshold: float, penalty: float
         if not dup:
             kept.append(words)
         scored.append((h.score * penalty if dup else h.score, i, h))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    return [Hit(chunk=h.chunk, score=s, rank=r, source=h.source)
+            for r, (s, _, h) in enumerate(scored)]
+
+
+def boost_identifiers(hits: Sequence[Hit], names: Sequence[str], boost: float,
+                      max_share: float) -> list[Hit]:
+    """Multiply each hit's score by ``1 + boost`` per code-like name of the query that its text
+    contains verbatim (case-insensitive), and re-rank. A name found in more than ``max_share``
+    of the hits (at least two) is too common to point anywhere and counts for nothing."""
+    if boost <= 0 or not names or not hits:
+        return list(hits)
+    texts = [h.chunk.text.lower() for h in hits]
+    limit = max(2, int(max_share * len(hits)))
+    telling = [n for n in names if sum(n in t for t in texts) <= limit]
+    if not telling:
+        return list(hits)
+    scored = [(h.score * (1.0 + boost * sum(n in t for n in telling)), i, h)
+              for i, (h, t) in enumerate(zip(hits, texts))]
     scored.sort(key=lambda t: (-t[0], t[1]))
     return [Hit(chunk=h.chunk, score=s, rank=r, source=h.source)
             for r, (s, _, h) in enumerate(scored)]
@@ -230,6 +249,8 @@ class Searcher:
             hits = apply_priors(hits, cfg.kind_weights, cfg.path_weights, cfg.root_weight,
                                 cfg.heading_weights)
         hits = demote_near_duplicates(hits, cfg.duplicate_threshold, cfg.duplicate_penalty)
+        hits = boost_identifiers(hits, identifiers(query.text), cfg.identifier_boost,
+                                 cfg.identifier_max_share)
         if self.reranker is not None and hits:
             hits = self.reranker.rerank(query.text, hits, self.config.rerank.top_n)
             if cfg.kind_weights or cfg.path_weights or cfg.heading_weights:
@@ -251,7 +272,8 @@ class Searcher:
                     pair_cli_tables=ccfg.pair_cli_tables, order=ccfg.order,
                     compact=ccfg.compact, pair_top=ccfg.pair_top,
                     pair_chars=ccfg.pair_chars, lookup=self.lookup,
-                    query=query.text, heading_levels=ccfg.heading_levels)
+                    query=query.text, heading_levels=ccfg.heading_levels,
+                    strip=ccfg.strip_markup)
 
 
 _SEARCHERS: "weakref.WeakKeyDictionary[Any, dict[str, Searcher]]" = weakref.WeakKeyDictionary()
