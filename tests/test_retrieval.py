@@ -317,6 +317,36 @@ def test_expand_offers_following_sections_of_top_hit(tmp_path, monkeypatch):
     assert [h.chunk.start_line for h in later.expand(_hits([secs[3], secs[0]]))] == [31, 1, 41]
 
 
+class _ReversingReranker:
+    """Rescores the head in reverse first-stage order: the opposite of the first stage."""
+
+    def rerank(self, query, hits, top_n):
+        head = list(hits[:top_n])
+        n = len(head)
+        return [Hit(chunk=h.chunk, score=float(i + 1) / n, rank=n - 1 - i, source="rev")
+                for i, h in enumerate(head)][::-1] + list(hits[top_n:])
+
+
+def test_rerank_fusion_keeps_the_first_stage_as_a_vote(tmp_path, monkeypatch):
+    from ragcode.retrieval.base import Query
+
+    monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path))
+    docs = [_chunk(f"doc{i}.md", 1, 1, f"alpha {'alpha ' * (5 - i)} word{i}") for i in range(5)]
+    common = {"retrieval.kind_weights": "{}", "retrieval.path_weights": "{}",
+              "retrieval.heading_weights": "{}", "retrieval.docs_query_weight": 0,
+              "retrieval.multi_query": "false", "rerank.top_n": 5}
+    first = [h.chunk.path for h in _searcher(docs, **common).search_query(Query("alpha"), 5)]
+    assert first[0] == "doc0.md"  # the most "alpha" first
+    ranked = {}
+    for fusion, weight in (("replace", 1.0), ("rrf", 0.5), ("rrf", 2.0)):
+        s = _searcher(docs, **common, **{"rerank.fusion": fusion, "rerank.weight": weight})
+        s.reranker = _ReversingReranker()
+        ranked[(fusion, weight)] = [h.chunk.path for h in s.search_query(Query("alpha"), 5)]
+    assert ranked[("replace", 1.0)] == first[::-1]
+    assert ranked[("rrf", 0.5)] == first  # the first stage outvotes a half-weight rescoring
+    assert ranked[("rrf", 2.0)] == first[::-1]
+
+
 def test_overview_leads_with_readme_prose(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path))
     head = _chunk("README.md", 1, 4, '<p align="center"><img src="logo.png"></p>\n# Tool\n'

