@@ -168,14 +168,21 @@ def test_pack_never_exceeds_budget(seed):
         path = rng.choice(["README.md", "a.py", "docs/b.md", "c.sh"])
         start = rng.randint(1, 200)
         end = start + rng.randint(0, 60)
-        if rng.random() < 0.2:  # a chunk whose text does not match its line range
+        roll = rng.random()
+        if roll < 0.2:  # a chunk whose text does not match its line range
             chunks.append(_chunk(path, start, end, "x" * rng.randint(1, 3000)))
+        elif roll < 0.4:  # documentation with markup, fences and repeats
+            marks = ["![i](https://e.org/i.png)", "[t](https://e.org/t) {}", "<p>{}</p>", "```",
+                     "word {}", "import torch"]
+            text = "\n".join(rng.choice(marks).format(i) for i in range(start, end + 1))
+            chunks.append(_chunk(path, start, end, text))
         else:
             chunks.append(_chunk(path, start, end))
     unit = rng.choice(["chars", "tokens"])
     budget = rng.randint(50, 5000)
     ctx = pack(_hits(chunks), budget=budget, unit=unit, merge_adjacent=rng.random() < 0.5,
-               order=rng.choice(["score", "path"]))
+               order=rng.choice(["score", "path"]), strip=rng.random() < 0.5,
+               compact=rng.choice(["none", "whitespace", "words"]))
     size = len(ctx.text) if unit == "chars" else count_tokens(ctx.text)
     assert size <= budget
     assert ctx.budget == budget and ctx.unit == unit
