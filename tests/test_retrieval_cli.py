@@ -88,6 +88,17 @@ def test_mlbench_retrieve_lines_report_and_resume(tmp_path, monkeypatch):
     assert report2["overall"] == report["overall"]
     assert all(t["seconds"] is None for t in report2["tasks"])
 
+    # other settings: refused, not mixed into the same file; --restart starts afresh
+    other = [a if a != "700" else "600" for a in args]
+    res3 = runner.invoke(app, other)
+    assert res3.exit_code != 0
+    assert "context.budget: 700 -> 600" in res3.output and "--restart" in res3.output
+    assert out.read_text() == before
+    res4 = runner.invoke(app, other + ["--restart"])
+    assert res4.exit_code == 0, res4.output
+    assert all(len(json.loads(x)["context"]) <= 600 for x in out.read_text().splitlines())
+    assert json.loads((out.parent / "ctx.report.json").read_text())["budget"] == 600
+
 
 def test_only_the_instruction_reaches_retrieval(tmp_path, monkeypatch):
     """The oracle, arguments, output and path of a task never reach a retriever."""

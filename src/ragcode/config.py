@@ -285,6 +285,19 @@ class Config(_Section):
         return _digest({s: data[s] for s in sections})
 
 
+def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("index",)) -> list[str]:
+    """``"dotted.key: old -> new"`` for every setting that differs between two config dicts
+    (top-level sections in ``skip`` are left out)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[str] = []
+        for k in sorted(set(a) | set(b)):
+            if not prefix and k in skip:
+                continue
+            out += diff_settings(a.get(k), b.get(k), f"{prefix}{k}.", skip)
+        return out
+    return [] if a == b else [f"{prefix.rstrip('.')}: {a!r} -> {b!r}"]
+
+
 def _digest(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 

@@ -5,6 +5,9 @@ from the instruction alone, and write ``{"github_id", "id", "context", "chunks"}
 line. The run also builds the paper-style BM25 context at the same budget and scores both with
 the oracle measure (``bench/oracle_measure.py``), per repository and overall. Tasks already in the
 output file are not retrieved again (their stored context is re-scored), so a killed run resumes.
+The settings that shape a context are recorded beside the output (``OUT.config.json``); resuming
+with different ones is refused (``RunConfigMismatchError``) rather than mixing contexts from two
+configurations in one file. ``restart=True`` starts the file afresh.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from typing import Any, Callable, Iterable
 from ragcode.bench.dataset import load_tasks
 from ragcode.bench.oracle_measure import OracleScore, RepoOracle, Summary, summarize
 from ragcode.bench.repos import repo_for
-from ragcode.config import Config
-from ragcode.errors import RepoNotFoundError
+from ragcode.config import Config, diff_settings
+from ragcode.errors import RepoNotFoundError, RunConfigMismatchError
 from ragcode.fileio import write_atomic, write_json_atomic
 from ragcode.types import Task
 
@@ -99,6 +102,37 @@ def _rewrite_valid(out: Path, records: Iterable[dict[str, Any]]) -> None:
     write_atomic(out, "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records))
 
 
+CONTEXT_SECTIONS = ("chunking", "embedder", "retrieval", "rerank", "context")
+
+
+def config_path(out: Path) -> Path:
+    return out.with_name(out.stem + ".config.json")
+
+
+def _check_or_write_config(out: Path, config: Config, resuming: bool) -> None:
+    """Refuse to add contexts made with other settings to ``out``; record the settings."""
+    settings = {k: v for k, v in config.to_dict().items() if k in CONTEXT_SECTIONS}
+    ident = {"config_hash": config.section_hash(*CONTEXT_SECTIONS), "config": settings}
+    path = config_path(out)
+    if resuming and path.exists():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            old = {}
+        if old.get("config_hash") != ident["config_hash"]:
+            diffs = diff_settings(old.get("config", {}), settings)
+            shown = "; ".join(diffs[:6]) + (" ..." if len(diffs) > 6 else "")
+            raise RunConfigMismatchError(
+                f"{out} holds contexts made with other settings ({shown or 'settings differ'}); "
+                "rerun with the original settings to resume, pass another --out, or --restart "
+                "to start it afresh")
+        return
+    if resuming:
+        log.warning("%s has no record of the settings its contexts were made with; assuming "
+                    "the current ones", out)
+    write_atomic(path, json.dumps(ident, indent=1) + "\n")
+
+
 def open_repo_index(repo_path: Path, folder: str, index_root: Path, config: Config) -> Any:
     """The repository's index: built on first use, updated (cheaply) when files changed."""
     from ragcode.index.build import index_repo
@@ -114,6 +148,7 @@ def run_retrieve(
     index_root: str | Path = "indexes",
     on_task: Callable[[TaskResult], None] | None = None,
     open_index: Callable[[Path, str, Path, Config], Any] = open_repo_index,
+    restart: bool = False,
 ) -> RetrieveReport:
     from ragcode.bench.paper_bm25 import PaperBM25
     from ragcode.chunking.walk import walk_repo
@@ -124,7 +159,10 @@ def run_retrieve(
     repos_dir, index_root = Path(repos_dir), Path(index_root)
     tasks = load_tasks(tasks_file).tasks
     budget = config.context.budget
+    if restart:
+        out.unlink(missing_ok=True)
     done = _done(out)
+    _check_or_write_config(out, config, resuming=bool(done))
     keys = {t.key for t in tasks}
     if done and any(k not in keys for k in done):
         log.info("%s holds tasks not in %s; they are kept", out, tasks_file)

@@ -25,7 +25,7 @@ from typing import Any
 from ragcode.bench.jsonl import append_line, read_lines, repair_tail
 from ragcode.fileio import write_atomic
 from ragcode.bench.settings import ContextBuilder
-from ragcode.config import Config
+from ragcode.config import Config, diff_settings
 from ragcode.errors import RunConfigMismatchError
 from ragcode.types import Candidate, Context, Task
 
@@ -59,7 +59,7 @@ def _check_or_write_run_json(out: Path, config: Config) -> None:
         if old.get("config_hash") != ident["config_hash"]:
             old_cfg = old.get("config", {})
             new_cfg = config.to_dict()
-            diffs = _diff(old_cfg, new_cfg)
+            diffs = diff_settings(old_cfg, new_cfg)
             shown = "; ".join(diffs[:6]) + (" ..." if len(diffs) > 6 else "")
             raise RunConfigMismatchError(
                 f"{out} was started with config {old.get('config_hash')} and this run resolves to "
@@ -68,17 +68,6 @@ def _check_or_write_run_json(out: Path, config: Config) -> None:
         return
     data = dict(ident, config=config.to_dict(), created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     write_atomic(path, json.dumps(data, indent=1) + "\n")
-
-
-def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b)):
-            if k == "index":
-                continue
-            out += _diff(a.get(k), b.get(k), f"{prefix}{k}.")
-        return out
-    return [] if a == b else [f"{prefix.rstrip('.')}: {a!r} -> {b!r}"]
 
 
 def default_generate_fn(config: Config, llm: Any = None) -> GenerateFn:

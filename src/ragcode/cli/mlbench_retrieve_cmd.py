@@ -39,8 +39,10 @@ def retrieve_command(
     config: Optional[Path] = common.ConfigOption,
     set_: Optional[list[str]] = common.SetOption,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or table."),
+    restart: bool = typer.Option(False, "--restart", help="Discard contexts already in --out and start afresh."),
 ) -> None:
-    """Retrieve a context per task (resumable), and score it and the paper-style BM25 baseline."""
+    """Retrieve a context per task (resumable), and score it and the paper-style BM25 baseline.
+    Resuming an --out made with other retrieval settings is refused."""
     common.setup_logging(quiet=True)
     overrides = list(set_ or [])
     if budget is not None:
@@ -56,7 +58,8 @@ def retrieve_command(
         def on_task(result: Any) -> None:
             progress.update(bar, advance=1, description=f"{result.folder} {result.id}")
 
-        report = run_retrieve(tasks, repos, out, cfg, index_root=index_root, on_task=on_task)
+        report = run_retrieve(tasks, repos, out, cfg, index_root=index_root, on_task=on_task,
+                              restart=restart)
     if not quiet:
         common.console.print(summary_table(report))
         p50 = report.p50_seconds()
