@@ -182,7 +182,8 @@ def test_pack_never_exceeds_budget(seed):
     budget = rng.randint(50, 5000)
     ctx = pack(_hits(chunks), budget=budget, unit=unit, merge_adjacent=rng.random() < 0.5,
                order=rng.choice(["score", "path"]), strip=rng.random() < 0.5,
-               compact=rng.choice(["none", "whitespace", "words"]))
+               compact=rng.choice(["none", "whitespace", "words"]),
+               compact_code=rng.choice(["keep", "imports", "compact"]))
     size = len(ctx.text) if unit == "chars" else count_tokens(ctx.text)
     assert size <= budget
     assert ctx.budget == budget and ctx.unit == unit
@@ -210,6 +211,26 @@ def test_compaction_keeps_every_word_and_fences():
     assert Compactor("words").filter(["import torch", "torch import"]) == ["import torch"]
     with pytest.raises(ValueError):
         Compactor("aggressive")
+
+
+def test_compaction_code_policy_keeps_examples_whole():
+    from ragcode.retrieval.packing import Compactor
+
+    doc = ["Run it:", "```python", "import torch", "result = dream(", "    t5=t5,", ")", "```",
+           "Again:", "```python", "import torch", "result = dream(", "    t5=t5,", ")", "```",
+           "Run it:"]
+    keep = Compactor("words", "keep").filter(doc)
+    assert keep == doc[:-1]  # prose repeat gone, both examples whole
+    imports = Compactor("words", "imports").filter(doc)
+    assert imports.count("import torch") == 1 and imports.count("    t5=t5,") == 2
+    squeezed = Compactor("words", "compact").filter(doc)
+    assert squeezed.count("    t5=t5,") == 1 and squeezed.count(")") == 1
+    # a code piece (not documentation) is code throughout, with no fences
+    code = ["x = f(", "    a=a,", ")", "y = f(", "    a=a,", ")"]
+    assert Compactor("words", "keep").filter(code, code=True) == code
+    assert len(Compactor("words", "compact").filter(code, code=True)) < len(code)
+    with pytest.raises(ValueError):
+        Compactor("words", "everything")
 
 
 def test_pack_compacted_is_smaller_and_has_same_words():

@@ -188,6 +188,9 @@ class ContextConfig(_Section):
     # drop what adds nothing: "none", "whitespace" (padding, blank lines), "lines" (+ verbatim
     # repeats), "words" (+ lines whose words all appeared earlier in the context)
     compact: Literal["none", "whitespace", "lines", "words"] = "words"
+    # how compaction treats code (fenced lines, code and CLI pieces): "keep" every line,
+    # "imports" (also drop repeated import lines), or "compact" it like prose
+    compact_code: Literal["keep", "imports", "compact"] = "compact"
     # drop images, web-link addresses and HTML tags from documentation pieces (fenced code and
     # links to repository files are kept): room for more of the text that says how to run things
     strip_markup: bool = True

@@ -63,7 +63,7 @@ class _Piece:
         if strip and self.markdown:
             body_lines = strip_markup(body_lines)
         if compactor is not None:
-            body_lines = compactor.filter(body_lines)
+            body_lines = compactor.filter(body_lines, code=not self.markdown)
         return head + "\n" + "\n".join(body_lines)
 
 
@@ -72,40 +72,61 @@ _INNER_SPACE = re.compile(r"(?<=\S)[ \t]{2,}")
 COMPACT_LEVELS = ("none", "whitespace", "lines", "words")
 
 
+_IMPORT = re.compile(r"^(?:import\s+\S|from\s+\S+\s+import\s)")
+CODE_POLICIES = ("keep", "imports", "compact")
+
+
 class Compactor:
     """Drops what adds nothing to a context, at one of ``COMPACT_LEVELS``:
 
     - ``whitespace``: trailing blanks, runs of inner spaces (table padding) and blank lines go;
       indentation stays;
-    - ``lines``: also a line repeated verbatim from earlier in the context (boilerplate such as
-      the same import in every example);
+    - ``lines``: also a line repeated verbatim from earlier in the context;
     - ``words``: also a line all of whose words already appear earlier in the context.
-    Code fences are always kept so markdown structure survives.
+
+    Code (lines inside a fence, and every line of a piece that is not documentation) is treated
+    by ``code``: ``keep`` leaves every code line in place (only whitespace is normalised), so an
+    example still reads as the program it is; ``imports`` also drops an import line repeated
+    verbatim (the same ``import torch`` in every example); ``compact`` treats code like prose,
+    which saves the most room but can cut an argument line or a closing bracket out of a call.
+    Fence lines are always kept so markdown structure survives.
     """
 
-    def __init__(self, level: str):
+    def __init__(self, level: str, code: str = "compact"):
         if level not in COMPACT_LEVELS:
             raise ValueError(f"context.compact must be one of {COMPACT_LEVELS}, not {level!r}")
+        if code not in CODE_POLICIES:
+            raise ValueError(f"context.compact_code must be one of {CODE_POLICIES}, not {code!r}")
         self.level = COMPACT_LEVELS.index(level)
+        self.code = code
         self.seen_lines: set[str] = set()
         self.seen_words: set[str] = set()
 
-    def filter(self, lines: list[str]) -> list[str]:
+    def _drop(self, key: str, words: set[str], is_code: bool) -> bool:
+        repeated = self.level >= 2 and key in self.seen_lines
+        covered = self.level >= 3 and bool(words) and words <= self.seen_words
+        if not is_code or self.code == "compact":
+            return repeated or covered
+        return self.code == "imports" and repeated and bool(_IMPORT.match(key))
+
+    def filter(self, lines: list[str], code: bool = False) -> list[str]:
+        """``lines`` of one piece, compacted; ``code`` = the piece is code throughout."""
         if self.level == 0:
             return lines
         out = []
+        in_fence = False
         for line in lines:
             line = _INNER_SPACE.sub(" ", line.rstrip())
             key = line.strip()
             if not key:
                 continue
             if key.startswith(("```", "~~~")):
+                if "```" not in key[3:] and "~~~" not in key[3:]:
+                    in_fence = not in_fence
                 out.append(line)
                 continue
-            if self.level >= 2 and key in self.seen_lines:
-                continue
             words = {w.lower() for w in _WORDS.findall(key)}
-            if self.level >= 3 and words and words <= self.seen_words:
+            if self._drop(key, words, code or in_fence):
                 continue
             self.seen_lines.add(key)
             self.seen_words |= words
@@ -158,12 +179,12 @@ def _pieces(chosen: Sequence[tuple[Chunk, int]], merge_adjacent: bool) -> list[_
 
 
 def _render(pieces: Sequence[_Piece], order: str, compact: str = "none",
-            heading_levels: int = 0, strip: bool = False) -> str:
+            heading_levels: int = 0, strip: bool = False, compact_code: str = "compact") -> str:
     if order == "path":
         ordered = sorted(pieces, key=lambda p: (p.path, p.start))
     else:
         ordered = sorted(pieces, key=lambda p: (p.best_rank, p.path, p.start))
-    compactor = Compactor(compact) if compact != "none" else None
+    compactor = Compactor(compact, compact_code) if compact != "none" else None
     return "\n\n".join(p.render(compactor, heading_levels, strip) for p in ordered)
 
 
@@ -195,12 +216,14 @@ def pack(
     query: str = "",
     heading_levels: int = 0,
     strip: bool = False,
+    compact_code: str = "compact",
 ) -> Context:
     """Pack ranked hits into at most ``budget`` units of text (``unit``: chars or tokens).
     ``heading_levels`` > 0 shows only that many innermost levels of a piece's heading path;
-    ``strip`` removes images, web-link addresses and HTML from documentation pieces."""
+    ``strip`` removes images, web-link addresses and HTML from documentation pieces;
+    ``compact_code`` says how compaction treats code (``Compactor``)."""
     count = COUNTERS[unit]
-    Compactor(compact)  # validate the level up front
+    Compactor(compact, compact_code)  # validate the settings up front
     chosen: list[tuple[Chunk, int]] = []
     seen: set[str] = set()
     used: list[str] = []  # ids of the original chunks in the context (also when cut)
@@ -211,7 +234,7 @@ def pack(
         budget; return by how much it would overflow (0 when it was added)."""
         nonlocal text
         candidate = _render(_pieces(chosen + [(piece, rank)], merge_adjacent), order, compact,
-                            heading_levels, strip)
+                            heading_levels, strip, compact_code)
         overflow = count(candidate) - budget
         if overflow > 0:
             return overflow

@@ -280,7 +280,7 @@ class Searcher:
                     compact=ccfg.compact, pair_top=ccfg.pair_top,
                     pair_chars=ccfg.pair_chars, lookup=self.lookup,
                     query=query.text, heading_levels=ccfg.heading_levels,
-                    strip=ccfg.strip_markup)
+                    strip=ccfg.strip_markup, compact_code=ccfg.compact_code)
 
 
 _SEARCHERS: "weakref.WeakKeyDictionary[Any, dict[str, Searcher]]" = weakref.WeakKeyDictionary()
