@@ -99,3 +99,13 @@ def write_tasks(path: Path, github_id: int = 10) -> Path:
     ]
     path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
     return path
+
+
+class ListCorpus:
+    """The least a retriever needs from an index: a list of chunks."""
+
+    def __init__(self, chunks):
+        self._chunks = list(chunks)
+
+    def chunks(self):
+        return self._chunks

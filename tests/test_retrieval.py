@@ -15,18 +15,12 @@ from ragcode.retrieval.query import argument_phrases, build_query, named_phrases
 from ragcode.retrieval.tokenize import code_tokens
 from ragcode.types import Chunk, Hit
 
+from retrieval_helpers import ListCorpus
+
 
 def _chunk(path, start, end, text=None, kind="markdown", **meta):
     text = text if text is not None else "\n".join(f"line {i} of {path}" for i in range(start, end + 1))
     return Chunk(path=path, kind=kind, text=text, start_line=start, end_line=end, metadata=meta)
-
-
-class ListCorpus:
-    def __init__(self, chunks):
-        self._chunks = list(chunks)
-
-    def chunks(self):
-        return self._chunks
 
 
 # --- tokenizer ------------------------------------------------------------------------------

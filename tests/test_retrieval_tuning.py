@@ -9,6 +9,8 @@ from ragcode.retrieval.search import (Searcher, apply_priors, demote_near_duplic
                                      heading_weight)
 from ragcode.types import Chunk, Hit
 
+from retrieval_helpers import ListCorpus
+
 
 def _chunk(path, start, text, kind="markdown", symbol=""):
     end = start + len(text.split("\n")) - 1
@@ -17,14 +19,6 @@ def _chunk(path, start, text, kind="markdown", symbol=""):
 
 def _hits(chunks, scores):
     return [Hit(chunk=c, score=s, rank=i, source="test") for i, (c, s) in enumerate(zip(chunks, scores))]
-
-
-class ListCorpus:
-    def __init__(self, chunks):
-        self._chunks = list(chunks)
-
-    def chunks(self):
-        return self._chunks
 
 
 def test_heading_weight_matches_whole_words_of_the_innermost_heading():
