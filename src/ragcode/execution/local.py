@@ -52,29 +52,26 @@ _BWRAP_BASE = ["--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--d
                "--proc", "/proc", "--tmpfs", "/tmp"]
 
 
-@functools.cache
-def bwrap_works() -> bool:
-    exe = shutil.which("bwrap")
+def _probe(tool: str, *args: str) -> bool:
+    """Whether ``tool`` is installed and ``tool ARGS`` exits 0 within 20 s here."""
+    exe = shutil.which(tool)
     if not exe:
         return False
     try:
-        proc = subprocess.run([exe, "--unshare-net", *_BWRAP_BASE, "true"],
-                              capture_output=True, timeout=20)
+        proc = subprocess.run([exe, *args], capture_output=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
+
+
+@functools.cache
+def bwrap_works() -> bool:
+    return _probe("bwrap", "--unshare-net", *_BWRAP_BASE, "true")
 
 
 @functools.cache
 def unshare_works() -> bool:
-    exe = shutil.which("unshare")
-    if not exe:
-        return False
-    try:
-        proc = subprocess.run([exe, "-n", "true"], capture_output=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
+    return _probe("unshare", "-n", "true")
 
 
 # Inside bwrap these host folders are replaced by empty tmpfs (/tmp by _BWRAP_BASE, /root here).
