@@ -111,48 +111,74 @@ def _verdict(task: Task, index: int, policy: str, checks: dict[str, bool],
     )
 
 
+def _missing_repo(folder: str, ctx: ScoreContext) -> str:
+    return f"repository {folder!r} not found under {ctx.repos_dir}; run `ragcode mlbench prepare`"
+
+
 def _execute(task: Task, output: str, ctx: ScoreContext, timeout_s: float, drain: bool) -> ExecResult:
     from ragcode.execution import ExecResult, ExecSpec
 
     assert ctx.executor is not None
     repo_dir, folder = repo_dir_for(task, ctx.repos_dir)
     if not repo_dir.is_dir():
-        return ExecResult(None, False, ctx.executor.isolation(), infra_error=(
-            f"repository {folder!r} not found under {ctx.repos_dir}; run `ragcode mlbench prepare`"))
+        return ExecResult(None, False, ctx.executor.isolation(),
+                          infra_error=_missing_repo(folder, ctx))
     spec = ExecSpec(code=output, mode=legacy.run_mode(output), repo_dir=repo_dir,
                     workdir=str(task_dir(Path("."), task.path)), timeout_s=timeout_s,
                     repo_name=folder, drain_stdout=drain)
     return ctx.executor.run(spec)
 
 
-class LegacyScorer:
+class _ExecutedScorer:
+    """The text checks, then (when they pass and an executor is given) one sandboxed run whose
+    result adds the policy's own check ``exec_check``."""
+
+    name = ""
+    executes = True
+    exec_check = ""
+    drain = True
+
+    def timeout(self, task: Task, output: str, ctx: ScoreContext) -> float:
+        raise NotImplementedError
+
+    def run_passed(self, result: ExecResult) -> bool:
+        raise NotImplementedError
+
+    def score_sample(self, task: Task, output: str, index: int, ctx: ScoreContext) -> Verdict:
+        checks = _text_checks(task, output)
+        if not all(checks.values()) or ctx.executor is None:
+            return _verdict(task, index, self.name, checks)
+        result = _execute(task, output, ctx, self.timeout(task, output, ctx), drain=self.drain)
+        checks[self.exec_check] = self.run_passed(result)
+        return _verdict(task, index, self.name, checks, result,
+                        repo_dir=repo_dir_for(task, ctx.repos_dir)[0])
+
+
+class LegacyScorer(_ExecutedScorer):
+    """ML-Bench's official rule: exit 0, or still running at the per-repository timeout."""
+
     name = "mlbench-legacy"
-    executes = True
+    exec_check = "executes"
+    drain = False
 
-    def score_sample(self, task: Task, output: str, index: int, ctx: ScoreContext) -> Verdict:
-        checks = _text_checks(task, output)
-        if not all(checks.values()) or ctx.executor is None:
-            return _verdict(task, index, self.name, checks)
-        mode = legacy.run_mode(output)
-        result = _execute(task, output, ctx, legacy.legacy_timeout(task.github_id, mode), drain=False)
-        checks["executes"] = result.timed_out or result.exit_code == 0
-        return _verdict(task, index, self.name, checks, result,
-                        repo_dir=repo_dir_for(task, ctx.repos_dir)[0])
+    def timeout(self, task: Task, output: str, ctx: ScoreContext) -> float:
+        return legacy.legacy_timeout(task.github_id, legacy.run_mode(output))
+
+    def run_passed(self, result: ExecResult) -> bool:
+        return result.timed_out or result.exit_code == 0
 
 
-class ExecStrictScorer:
+class ExecStrictScorer(_ExecutedScorer):
+    """Exit 0 within the configured timeout; a timeout fails."""
+
     name = "exec-strict"
-    executes = True
+    exec_check = "exit_0"
 
-    def score_sample(self, task: Task, output: str, index: int, ctx: ScoreContext) -> Verdict:
-        checks = _text_checks(task, output)
-        if not all(checks.values()) or ctx.executor is None:
-            return _verdict(task, index, self.name, checks)
-        timeout = ctx.config.bench.exec_timeout_s or ctx.config.execution.timeout_s
-        result = _execute(task, output, ctx, timeout, drain=True)
-        checks["exit_0"] = (not result.timed_out) and result.exit_code == 0
-        return _verdict(task, index, self.name, checks, result,
-                        repo_dir=repo_dir_for(task, ctx.repos_dir)[0])
+    def timeout(self, task: Task, output: str, ctx: ScoreContext) -> float:
+        return ctx.config.bench.exec_timeout_s or ctx.config.execution.timeout_s
+
+    def run_passed(self, result: ExecResult) -> bool:
+        return (not result.timed_out) and result.exit_code == 0
 
 
 class StaticScorer:
@@ -166,8 +192,8 @@ class StaticScorer:
         checks = _text_checks(task, output)
         repo_dir, folder = repo_dir_for(task, ctx.repos_dir)
         if not repo_dir.is_dir():
-            return _verdict(task, index, self.name, checks, ExecResult(None, False, "static", infra_error=(
-                f"repository {folder!r} not found under {ctx.repos_dir}; run `ragcode mlbench prepare`")))
+            return _verdict(task, index, self.name, checks,
+                            ExecResult(None, False, "static", infra_error=_missing_repo(folder, ctx)))
         where = task_dir(repo_dir, task.path)
         if legacy.run_mode(output) == "bash":
             res = check_shell(output, repo_dir, where)
