@@ -10,13 +10,16 @@
   ``<DATA_DIR>`` or ``<path/to/ckpt>`` are not HTML and stay;
 - a line left with nothing but punctuation is dropped.
 
-Fenced code is never touched. ML-Bench's own oracle passages are rendered README text (link
+Fenced code (as the markdown chunker finds it, ``chunking.markdown.fence_mask``) is never
+touched. ML-Bench's own oracle passages are rendered README text (link
 addresses and images gone), so this is also closer to what annotators read.
 """
 
 from __future__ import annotations
 
 import re
+
+from ragcode.chunking.markdown import fence_mask
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _WEB_LINK = re.compile(r"\[([^\]]*)\]\((?:https?|ftp)://[^)\s]*(?:\s+\"[^\"]*\")?\)")
@@ -32,14 +35,6 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->")
 _NOTHING_LEFT = re.compile(r"^[\s\W_]*$")
 
 
-def _is_fence(stripped: str) -> bool:
-    """A line that opens or closes a fence (```` ```bash run.sh``` ```` on one line does not)."""
-    for mark in ("```", "~~~"):
-        if stripped.startswith(mark):
-            return mark not in stripped[3:]
-    return False
-
-
 def strip_line(line: str) -> str:
     """One prose line without images, web-link addresses and HTML tags."""
     out = _IMAGE.sub("", line)
@@ -52,14 +47,8 @@ def strip_line(line: str) -> str:
 def strip_markup(lines: list[str]) -> list[str]:
     """``lines`` with prose markup removed outside code fences (see the module docstring)."""
     out: list[str] = []
-    in_fence = False
-    for line in lines:
-        stripped = line.strip()
-        if _is_fence(stripped):
-            in_fence = not in_fence
-            out.append(line)
-            continue
-        if in_fence or not stripped:
+    for line, in_fence in zip(lines, fence_mask(lines)):
+        if in_fence or not line.strip():
             out.append(line)
             continue
         new = strip_line(line)

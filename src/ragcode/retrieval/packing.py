@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from ragcode.chunking.markdown import fence_mask
 from ragcode.retrieval.markup import strip_markup
 from ragcode.textfit import fitting_line_count
 from ragcode.types import Chunk, Context, Hit
@@ -114,15 +115,12 @@ class Compactor:
         if self.level == 0:
             return lines
         out = []
-        in_fence = False
-        for line in lines:
+        for line, in_fence in zip(lines, fence_mask(lines)):
             line = _INNER_SPACE.sub(" ", line.rstrip())
             key = line.strip()
             if not key:
                 continue
             if key.startswith(("```", "~~~")):
-                if "```" not in key[3:] and "~~~" not in key[3:]:
-                    in_fence = not in_fence
                 out.append(line)
                 continue
             words = {w.lower() for w in _WORDS.findall(key)}
