@@ -51,17 +51,16 @@ class _Piece:
     raw: list[str] = field(default_factory=list)  # texts whose lines could not be placed
     markdown: bool = False  # a documentation piece: its markup may be stripped
 
-    def render(self, compactor: Compactor | None = None, heading_levels: int = 0,
-               strip: bool = False) -> str:
+    def render(self, style: Style, compactor: Compactor | None = None) -> str:
         head = f"### {self.path}:{self.start}-{self.end}"
         symbol = self.symbol
-        if heading_levels > 0 and " > " in symbol:  # the innermost headings only
-            symbol = " > ".join(symbol.split(" > ")[-heading_levels:])
+        if style.heading_levels > 0 and " > " in symbol:  # the innermost headings only
+            symbol = " > ".join(symbol.split(" > ")[-style.heading_levels:])
         if symbol:
             head += f" ({symbol})"
         body_lines = [self.lines[i] for i in range(self.start, self.end + 1) if i in self.lines]
         body_lines = "\n".join(body_lines + self.raw).strip("\n").split("\n")
-        if strip and self.markdown:
+        if style.strip and self.markdown:
             body_lines = strip_markup(body_lines)
         if compactor is not None:
             body_lines = compactor.filter(body_lines, code=not self.markdown)
@@ -176,14 +175,30 @@ def _pieces(chosen: Sequence[tuple[Chunk, int]], merge_adjacent: bool) -> list[_
     return pieces
 
 
-def _render(pieces: Sequence[_Piece], order: str, compact: str = "none",
-            heading_levels: int = 0, strip: bool = False, compact_code: str = "compact") -> str:
+@dataclass(frozen=True)
+class Style:
+    """How pieces are rendered: their order, the heading levels in a piece header, markup
+    stripping and compaction (see ``pack``)."""
+
+    order: str = "score"
+    compact: str = "none"
+    compact_code: str = "compact"
+    heading_levels: int = 0
+    strip: bool = False
+
+    def compactor(self) -> Compactor | None:
+        """A fresh compactor (it remembers what a context already holds), or None."""
+        return Compactor(self.compact, self.compact_code) if self.compact != "none" else None
+
+
+def _render(pieces: Sequence[_Piece], style: Style) -> str:
+    order = style.order
     if order == "path":
         ordered = sorted(pieces, key=lambda p: (p.path, p.start))
     else:
         ordered = sorted(pieces, key=lambda p: (p.best_rank, p.path, p.start))
-    compactor = Compactor(compact, compact_code) if compact != "none" else None
-    return "\n\n".join(p.render(compactor, heading_levels, strip) for p in ordered)
+    compactor = style.compactor()
+    return "\n\n".join(p.render(style, compactor) for p in ordered)
 
 
 def _cut(chunk: Chunk, keep_units: int, count: Callable[[str], int]) -> Chunk | None:
@@ -221,6 +236,8 @@ def pack(
     ``strip`` removes images, web-link addresses and HTML from documentation pieces;
     ``compact_code`` says how compaction treats code (``Compactor``)."""
     count = COUNTERS[unit]
+    style = Style(order=order, compact=compact, compact_code=compact_code,
+                  heading_levels=heading_levels, strip=strip)
     Compactor(compact, compact_code)  # validate the settings up front
     chosen: list[tuple[Chunk, int]] = []
     seen: set[str] = set()
@@ -231,8 +248,7 @@ def pack(
         """Add ``piece`` (``original`` or a cut of it) if the rendered context still fits the
         budget; return by how much it would overflow (0 when it was added)."""
         nonlocal text
-        candidate = _render(_pieces(chosen + [(piece, rank)], merge_adjacent), order, compact,
-                            heading_levels, strip, compact_code)
+        candidate = _render(_pieces(chosen + [(piece, rank)], merge_adjacent), style)
         overflow = count(candidate) - budget
         if overflow > 0:
             return overflow
