@@ -240,6 +240,8 @@ class ExecutionConfig(_Section):
     memory_mb: int = 4096
     cpu_s: int = 60
     file_mb: int = 512
+    # what one answer may write in all (scratch copy changes, /tmp, HOME), beyond the copy itself
+    disk_mb: int = 1024
     max_procs: int = 256
     network: bool = False
     python: str = ""  # interpreter for python answers; empty = current one
@@ -249,6 +251,8 @@ class ExecutionConfig(_Section):
     sandbox_uid_base: int = 200_000  # as root: answers run as a fresh uid from here (0 = off)
     scratch_dir: str = ""  # where scratch copies go; empty = the system temp dir
     env: dict[str, str] = Field(default_factory=dict)  # extra variables for answers
+    # extra host paths an answer may read (datasets, model caches); nothing else of the host is visible
+    ro_paths: list[str] = Field(default_factory=list)
     docker_cpus: float = 2.0
     docker_pids: int = 512
 
