@@ -36,7 +36,7 @@ class WalkConfig(_Section):
         "third_party", "thirdparty", "vendor", "external", ".idea", ".vscode",
     ])
     exclude_globs: list[str] = Field(default_factory=list)
-    follow_symlinks: bool = True
+    follow_symlinks: bool = True  # only links whose resolved target stays inside the repository
 
 
 class MarkdownChunkConfig(_Section):

@@ -11,14 +11,22 @@ decoded text with ``\\n`` line endings) and a ``Counter`` of skip reasons:
 - ``too_large``: bigger than ``walk.max_file_bytes``;
 - ``symlink_loop``: a symlinked directory whose target was already walked (loops and duplicates);
 - ``symlink``: a symlink while ``walk.follow_symlinks`` is off; ``broken_symlink``;
+- ``symlink_outside``: a symlink (to a file or a directory) whose fully resolved target lies
+  outside the repository root: never followed, so a link to ``/etc`` or ``~/.ssh`` cannot put
+  their contents into an index;
+- ``not_regular``: not a regular file (a FIFO, a socket, a device), skipped before it is
+  opened: reading a named pipe would block forever. Files are opened non-blocking and checked
+  again on the open descriptor, so a file swapped for a pipe mid-walk cannot block either;
 - ``unreadable``: permission or I/O errors. Nothing here is fatal.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
+import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -89,17 +97,24 @@ class WalkResult:
 class _IgnoreRules:
     """``.gitignore`` files found so far, keyed by the directory (relative POSIX) holding them."""
 
-    def __init__(self, root_globs: list[str]):
+    def __init__(self, root_globs: list[str], root: str):
         self._specs: dict[str, pathspec.PathSpec] = {}
         self._globs = pathspec.GitIgnoreSpec.from_lines(root_globs) if root_globs else None
+        self._root = root
 
     def load(self, rel_dir: str, abs_dir: str) -> None:
         gi = os.path.join(abs_dir, ".gitignore")
-        if not os.path.isfile(gi):
+        if not os.path.lexists(gi):
             return
+        real = os.path.realpath(gi)
+        if not _inside(real, self._root) or not os.path.isfile(real):
+            return  # a link out of the repository, or a pipe: not read
         try:
-            with open(gi, encoding="utf-8", errors="replace") as fh:
-                self._specs[rel_dir] = pathspec.GitIgnoreSpec.from_lines(fh.read().splitlines())
+            with open(real, "rb", opener=_open_nonblocking) as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    return
+                text = fh.read().decode("utf-8", errors="replace")
+            self._specs[rel_dir] = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
         except OSError as exc:
             log.warning("cannot read %s: %s", gi, exc)
 
@@ -131,8 +146,9 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
             "pass the path of a checked-out repository"
         )
     root_path = root_path.resolve()
+    root_str = str(root_path)
     result = WalkResult(root=root_path)
-    rules = _IgnoreRules(cfg.exclude_globs)
+    rules = _IgnoreRules(cfg.exclude_globs, root_str)
     exclude_dirs = set(cfg.exclude_dirs)
     visited: set[tuple[int, int]] = set()
 
@@ -174,6 +190,9 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
                 if not os.path.exists(full):
                     result.skipped["broken_symlink"] += 1
                     continue
+                if not _inside(os.path.realpath(full), root_str):
+                    result.skipped["symlink_outside"] += 1
+                    continue
             if rules.ignored(rel, is_dir=True):
                 result.skipped["gitignored"] += 1
                 continue
@@ -195,7 +214,7 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
             if kind == "skip":
                 result.skipped["unsupported_type"] += 1
                 continue
-            reason, source = _read(full, rel, cfg.max_file_bytes)
+            reason, source = _read(full, rel, cfg.max_file_bytes, root_str)
             if reason:
                 result.skipped[reason] += 1
                 continue
@@ -207,17 +226,34 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
     return result
 
 
-def _read(full: str, rel: str, max_bytes: int) -> tuple[str | None, SourceFile | None]:
+def _inside(real: str, root: str) -> bool:
+    """Whether the resolved path ``real`` is ``root`` or below it."""
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _open_nonblocking(path: str, flags: int) -> int:
+    """``open`` opener: opening a FIFO returns at once instead of waiting for a writer."""
+    return os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+
+
+def _read(full: str, rel: str, max_bytes: int, root: str) -> tuple[str | None, SourceFile | None]:
+    real = os.path.realpath(full)
+    if not _inside(real, root):
+        return "symlink_outside", None
     try:
-        st = os.stat(full)
+        st = os.stat(real)
     except FileNotFoundError:
         return "broken_symlink", None
-    except OSError:
-        return "unreadable", None
+    except OSError as exc:
+        return ("symlink_loop" if exc.errno == errno.ELOOP else "unreadable"), None
+    if not stat.S_ISREG(st.st_mode):
+        return "not_regular", None
     if st.st_size > max_bytes:
         return "too_large", None
     try:
-        with open(full, "rb") as fh:
+        with open(real, "rb", opener=_open_nonblocking) as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped since the stat
+                return "not_regular", None
             data = fh.read(max_bytes + 1)
     except OSError as exc:
         log.debug("unreadable %s: %s", full, exc)
