@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ragcode.bench.repos import repo_for
 from ragcode.chunking import chunk_repo
-from ragcode.chunking.cli import parse_command
+from ragcode.chunking.scripts.link import parse_command
 from ragcode.config import ChunkingConfig
 
 

@@ -103,16 +103,15 @@ def _parser_flags(script: Path) -> frozenset[str] | None:
     except OSError:
         return None
     try:
-        from ragcode.chunking.cli import extract_flags
+        from ragcode.chunking.scripts.flags import extract_flags
 
         declared = extract_flags(text)
     except Exception:  # noqa: BLE001 - an unparsable file: try the fallback
         declared = None
     if declared:
-        flags = {n for f in declared for n in [f["name"], *(f.get("aliases") or [])]
-                 if isinstance(n, str) and n.startswith("-")}
-        flags.update("--no" + f["name"][2:] for f in declared
-                     if f.get("parser") == "absl" and str(f.get("type", "")).startswith("bool"))
+        flags = {n for f in declared for n in f.names if isinstance(n, str) and n.startswith("-")}
+        flags.update("--no" + f.name[2:] for f in declared
+                     if f.parser == "absl" and str(f.type or "").startswith("bool"))
         if flags:
             flags.update({"-h", "--help"})
             return frozenset(flags)

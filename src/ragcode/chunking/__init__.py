@@ -18,7 +18,7 @@ See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 # older version are then re-chunked on the next `ragcode index` (vectors still come from the cache).
 CHUNKING_VERSION = 1
 
-from ragcode.chunking.cli import extract_flags, link_cli  # noqa: E402
+from ragcode.chunking.scripts import extract_flags, link_cli  # noqa: E402
 from ragcode.chunking.pipeline import (  # noqa: E402
     ChunkedRepo, chunk_file, chunk_repo, relink, skip_reason)
 from ragcode.chunking.registry import CHUNKERS, Chunker, get_chunker  # noqa: E402

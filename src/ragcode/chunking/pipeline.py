@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragcode.chunking.cli import chunk_cli, link_cli
+from ragcode.chunking.scripts import chunk_cli, link_cli
 from ragcode.chunking.registry import get_chunker
 from ragcode.chunking.walk import file_kind, walk_repo
 from ragcode.config import ChunkingConfig

@@ -23,7 +23,7 @@ CHUNKERS = Registry("chunker", {
     "python": "ragcode.chunking.code:PythonChunker",
     "notebook": "ragcode.chunking.notebook:NotebookChunker",
     "lines": "ragcode.chunking.lines:LinesChunker",
-    "cli": "ragcode.chunking.cli:CliChunker",
+    "cli": "ragcode.chunking.scripts.table:CliChunker",
     # LlamaIndex's chunkers as baselines (issue 7); need the llamaindex extra, imported on use
     "llamaindex-markdown": "ragcode.chunking.llamaindex_chunkers:LlamaIndexMarkdownChunker",
     "llamaindex-code": "ragcode.chunking.llamaindex_chunkers:LlamaIndexCodeChunker",

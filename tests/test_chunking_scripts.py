@@ -8,7 +8,8 @@ import pytest
 
 from fixture_repo import ABSL_PY, CLICK_PY, TRAIN_PY, TYPER_PY, make_fixture_repo
 from ragcode.chunking import chunk_repo, extract_flags, link_cli
-from ragcode.chunking.cli import chunk_cli, parse_command
+from ragcode.chunking.scripts.link import parse_command
+from ragcode.chunking.scripts.table import chunk_cli
 from ragcode.config import ChunkingConfig
 from ragcode.types import Chunk, SourceFile, sha256_text
 
@@ -20,7 +21,7 @@ def _file(path: str, text: str) -> SourceFile:
 def _table(flags):  # type: ignore[no-untyped-def]
     keys = ("name", "aliases", "type", "default", "default_literal", "choices", "required",
             "help", "positional")
-    return [tuple(f[k] for k in keys) for f in flags]
+    return [tuple(getattr(f, k) for k in keys) for f in flags]
 
 
 def test_argparse_flags_from_literals() -> None:
@@ -32,7 +33,7 @@ def test_argparse_flags_from_literals() -> None:
         ("--cuda", [], "bool", False, True, None, False, "use the GPU", False),
         ("data_dir", [], "str", None, True, None, False, "where the data is", True),
     ]
-    assert [f["line"] for f in flags] == [8, 10, 12, 13, 14]
+    assert [f.line for f in flags] == [8, 10, 12, 13, 14]
 
 
 def test_cli_chunk_text_and_metadata() -> None:
@@ -81,9 +82,9 @@ def test_argparse_groups_and_subcommands() -> None:
         "tr.add_argument('--steps', default=10, nargs='?', help='steps ' 'to run')\n"
     )
     flags = extract_flags(src)
-    assert [(f["name"], f["default"], f["required"], f.get("subcommand")) for f in flags] == [
+    assert [(f.name, f.default, f.required, f.subcommand) for f in flags] == [
         ("--depth", -1, True, None), ("--steps", 10, False, "train")]
-    assert flags[1]["help"] == "steps to run" and flags[1]["nargs"] == "?"
+    assert flags[1].help == "steps to run" and flags[1].nargs == "?"
     text = chunk_cli(_file("x/tool.py", src), ChunkingConfig())[0].text
     assert "Subcommands: train" in text and "Run from x/: python tool.py [flags]" in text
 
