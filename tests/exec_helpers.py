@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
+
+import pytest
 
 
 def make_repo(root: Path) -> Path:
@@ -52,3 +55,16 @@ def processes_with(token: str) -> list[int]:
         if token in cmd and state != "Z":
             found.append(int(entry))
     return found
+
+
+def interpreter_for_other_uid() -> str:
+    """An interpreter an unprivileged uid can run outside bubblewrap (as root, isolation
+    ``unshare``/``none`` refuses any other); skips the test when there is none."""
+    if os.geteuid() != 0:
+        return sys.executable
+    from ragcode.execution.local import usable_by_other_uid
+
+    for interp in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"):
+        if Path(interp).exists() and usable_by_other_uid(interp, 200_000):
+            return interp
+    pytest.skip("no Python here that an unprivileged uid can run outside bubblewrap")

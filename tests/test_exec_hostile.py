@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from exec_helpers import make_repo, processes_with, tree_hash
+from exec_helpers import interpreter_for_other_uid, make_repo, processes_with, tree_hash
 
 from ragcode.bench.scoring import ScoreContext, load_scorer
 from ragcode.config import ExecutionConfig, load_config
@@ -28,6 +28,8 @@ def _available(mode: str) -> bool:
 def executor(mode: str = "auto", **kw) -> LocalExecutor:
     if mode != "auto" and not _available(mode):
         pytest.skip(f"isolation {mode} does not work on this machine")
+    if mode in ("unshare", "none") and "python" not in kw:
+        kw["python"] = interpreter_for_other_uid()
     cfg = ExecutionConfig(isolation=mode, timeout_s=2, memory_mb=512, cpu_s=10, max_procs=64, **kw)
     return LocalExecutor(cfg)
 
@@ -150,12 +152,13 @@ def test_remount_and_privilege_tricks_do_not_escape(repo, mode):
     target = Path("/var/tmp") / f"ragcode-escape-{secrets.token_hex(6)}"
     code = f"mount -o remount,rw / 2>/dev/null; touch {target} 2>/dev/null; grep CapEff /proc/self/status"
     try:
-        res = run(executor(mode), repo, code)
-        if mode != "bwrap" and "own-uid" not in executor(mode).isolation(executor(mode).interpreter("")):
-            # without bwrap a root answer can still write root-owned paths; only check the caps
-            assert "CapEff:\t0000000000000000" in res.stdout
-        else:
+        ex = executor(mode)
+        res = run(ex, repo, code)
+        if mode == "bwrap":
             assert not target.exists()
+        elif os.geteuid() == 0:  # the host's world-writable /var/tmp is writable, but never as root
+            assert "own-uid" in ex.isolation(ex.interpreter(""))
+            assert not target.exists() or target.stat().st_uid != 0
         assert "CapEff:\t0000000000000000" in res.stdout
     finally:
         if target.exists():

@@ -165,7 +165,7 @@ class LegacyScorer(_ExecutedScorer):
         return legacy.legacy_timeout(task.github_id, legacy.run_mode(output))
 
     def run_passed(self, result: ExecResult) -> bool:
-        return result.timed_out or result.exit_code == 0
+        return (result.timed_out or result.exit_code == 0) and not result.limit_hit
 
 
 class ExecStrictScorer(_ExecutedScorer):
@@ -178,7 +178,7 @@ class ExecStrictScorer(_ExecutedScorer):
         return ctx.config.bench.exec_timeout_s or ctx.config.execution.timeout_s
 
     def run_passed(self, result: ExecResult) -> bool:
-        return (not result.timed_out) and result.exit_code == 0
+        return (not result.timed_out) and result.exit_code == 0 and not result.limit_hit
 
 
 class StaticScorer:

@@ -47,6 +47,7 @@ class ExecResult:
     duration_s: float = 0.0
     infra_error: str = ""
     leftover_killed: int = 0  # processes still alive after the answer ended and then killed
+    limit_hit: str = ""  # a sandbox bound the answer ran into ("disk"); the answer then fails
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -45,6 +45,26 @@ class PidsCgroup:
             return cls(path)
         return None
 
+    @classmethod
+    def sweep_dead_owners(cls) -> int:
+        """Kill the members of, and remove, every ragcode cgroup whose creating process is gone
+        (a scorer killed with SIGKILL leaves its cgroup behind); returns how many were removed."""
+        from ragcode.execution.procs import owner_alive
+
+        removed = 0
+        for root in _ROOTS:
+            for path in root.glob("ragcode-*-*"):
+                try:
+                    owner = int(path.name.split("-")[1])
+                except (IndexError, ValueError):
+                    continue
+                if owner_alive(owner):
+                    continue
+                cg = cls(path)
+                cg.remove()
+                removed += not path.exists()
+        return removed
+
     def enter(self) -> None:
         """Move the calling process in (called in the child between fork and exec)."""
         (self.path / "cgroup.procs").write_text(str(os.getpid()))

@@ -1,17 +1,21 @@
-"""The ``local`` executor: a subprocess in a scratch copy, its own session, rlimits, no network.
+"""The ``local`` executor: an answer runs where it can see only its scratch copy.
 
-Layers, strongest available first (``execution.isolation: auto`` picks; the choice is recorded
-in every result):
+Isolation (``execution.isolation``; the choice is recorded in every result):
 
-- ``bwrap`` (bubblewrap): new network and pid namespaces, the whole system mounted read-only,
-  a private ``/tmp``, only the scratch copy writable;
-- ``unshare``: ``unshare -n`` (network namespace only);
-- ``none``: no namespaces.
+- ``bwrap`` (bubblewrap; what ``auto`` takes): a new root holding only the system runtime, the
+  interpreter, the repository read-only and a private size-bounded tmpfs that holds the scratch
+  copy, ``/tmp`` and ``HOME`` (see ``ragcode.execution.bwrap``); new pid, ipc, uts and network
+  namespaces; no capabilities.
+- ``unshare`` / ``none``, only when asked for by name: the answer runs on the host filesystem
+  (``unshare -n`` adds a network namespace) with a host-side scratch copy whose size is watched.
+  As root the answer must run under an unprivileged uid or it is refused.
 
-Always: a scratch copy of the repository (the checkout is never touched), a new session so the
-whole tree can be killed, CPU-time / address-space / file-size / process-count rlimits, and a
-scrubbed environment. When ragcode runs as root the answer runs under a fresh unprivileged uid
-(root ignores the process-count limit, and a dedicated uid makes leftovers easy to find).
+Without a working bubblewrap, ``auto`` refuses to execute: a missing sandbox never silently
+becomes a weaker one. Always: a new session so the whole tree can be killed, CPU-time /
+address-space / file-size / process-count rlimits, a pids cgroup where one can be made, a
+scrubbed environment, and (as root) a fresh unprivileged uid. Scratch folders name their owner;
+folders and cgroups of dead owners (a scorer killed with SIGKILL) are swept when an executor
+starts.
 """
 
 from __future__ import annotations
@@ -21,19 +25,21 @@ import logging
 import os
 import resource
 import secrets
+import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
+from ragcode.execution.bwrap import (START_SCRIPT, STAGE, WORK, View, bwrap_works, unshare_works,
+                                     write_accounts)
 from ragcode.execution.cgroup import PidsCgroup
 from ragcode.execution.procs import find_survivors, kill_tree
-from ragcode.execution.scratch import scratch_copy
+from ragcode.execution.scratch import marked_dir, scratch_copy, sweep_dead_owners, tmpfs_bytes, tree_bytes
 
 if TYPE_CHECKING:
     from ragcode.config import ExecutionConfig
@@ -41,96 +47,47 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TAIL_CHARS = 4000
+MB = 1024 * 1024
+COPY_TIMEOUT_S = 300.0  # copying the repository into the sandbox, before the answer's clock starts
+DISK_FULL = "No space left on device"
 _WARNED: set[str] = set()
-# capabilities kept inside bwrap: none, or just enough for setpriv to switch to the sandbox uid
-# (which then execs with none); bwrap also sets no_new_privs, so setuid binaries stay inert
-_CAPS_NONE = ["--cap-drop", "ALL"]
-_CAPS_SWITCH_UID = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                    "--cap-add", "CAP_SETPCAP"]
 _SETPRIV_DROP = ["--bounding-set=-all", "--inh-caps=-all"]
-_BWRAP_BASE = ["--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
-               "--proc", "/proc", "--tmpfs", "/tmp"]
-
-
-def _probe(tool: str, *args: str) -> bool:
-    """Whether ``tool`` is installed and ``tool ARGS`` exits 0 within 20 s here."""
-    exe = shutil.which(tool)
-    if not exe:
-        return False
-    try:
-        proc = subprocess.run([exe, *args], capture_output=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
-
-
-@functools.cache
-def bwrap_works() -> bool:
-    return _probe("bwrap", "--unshare-net", *_BWRAP_BASE, "true")
-
-
-@functools.cache
-def unshare_works() -> bool:
-    return _probe("unshare", "-n", "true")
-
-
-# Inside bwrap these host folders are replaced by empty tmpfs (/tmp by _BWRAP_BASE, /root here).
-_HIDDEN_DIRS = ("/root", "/tmp")
-
-
-def hidden_dir_binds(interpreter: str) -> list[str]:
-    """bwrap arguments that hide root's home (``--tmpfs /root``; the host's /tmp is hidden by
-    ``_BWRAP_BASE``) but keep the interpreter reachable when it lives there (a venv in a checkout
-    under /tmp or /root): its top-level folder under the hidden one is bound back read-only, so
-    an unprivileged uid can run it and nothing else of those folders is visible."""
-    binds: list[str] = ["--tmpfs", "/root"]
-    seen: set[str] = set()
-    for p in (Path(interpreter).absolute(), Path(interpreter).resolve()):
-        for hidden in _HIDDEN_DIRS:
-            try:
-                rel = p.relative_to(hidden)
-            except ValueError:
-                continue
-            top = f"{hidden}/{rel.parts[0]}" if rel.parts else ""
-            if top and top not in seen:
-                seen.add(top)
-                binds += ["--ro-bind", top, top]
-    return binds
-
-
-@functools.cache
-def usable_by_other_uid(interpreter: str, uid: int, bwrap: bool = False) -> bool:
-    """Can an unprivileged uid run ``interpreter`` (inside bwrap's mounts when ``bwrap``)?
-    A venv whose Python sits under a 0700 /root cannot, outside bwrap.
-
-    Probed through ``sh``: setpriv itself execs with capabilities still effective.
-    """
-    wrap = ["bwrap", *_CAPS_SWITCH_UID, *_BWRAP_BASE, *hidden_dir_binds(interpreter), "--"] if bwrap else []
-    try:
-        proc = subprocess.run([*wrap, "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                               *_SETPRIV_DROP, "--", "sh", "-c", 'exec "$0" -c pass', interpreter],
-                              capture_output=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
+NO_SANDBOX = ("no sandbox for executed answers: bubblewrap (bwrap) is not installed or cannot create "
+              "namespaces here. Install it (apt-get install -y bubblewrap), or use "
+              "execution.executor=docker; execution.isolation=none runs answers unsandboxed as an "
+              "unprivileged user and is only for answers you trust")
 
 
 def choose_isolation(wanted: str) -> str:
-    """``auto`` -> the strongest that works here; an explicit choice must work or it is an error."""
+    """``auto`` -> bwrap, or an error naming the fix; an explicit choice must work here."""
+    checks = {"bwrap": bwrap_works, "unshare": unshare_works, "none": lambda: True}
     if wanted == "auto":
         if bwrap_works():
             return "bwrap"
-        if unshare_works():
-            return "unshare"
-        return "none"
-    checks = {"bwrap": bwrap_works, "unshare": unshare_works, "none": lambda: True}
+        raise ExecutionError(NO_SANDBOX)
     if wanted not in checks:
         raise ExecutionError(f"execution.isolation {wanted!r} is not one of auto, bwrap, unshare, none")
     if not checks[wanted]():
         hint = "apt-get install -y bubblewrap" if wanted == "bwrap" else "util-linux with user namespaces"
-        raise ExecutionError(f"execution.isolation={wanted} does not work on this machine ({hint}); "
-                             "use execution.isolation=auto to take the strongest available")
+        raise ExecutionError(f"execution.isolation={wanted} does not work on this machine ({hint})")
     return wanted
+
+
+@functools.cache
+def usable_by_other_uid(interpreter: str, uid: int, bwrap: bool = False) -> bool:
+    """Can an unprivileged uid run ``interpreter`` (inside the bwrap view when ``bwrap``)?
+    A venv whose Python sits under a 0700 /root cannot, outside bwrap.
+
+    Probed through ``sh``: setpriv itself execs with capabilities still effective.
+    """
+    inner = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *_SETPRIV_DROP,
+             "--", "sh", "-c", 'exec "$0" -c pass', interpreter]
+    argv = View(interpreter, switch_uid=True).argv(inner) if bwrap else inner
+    try:
+        proc = subprocess.run(argv, capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
 
 
 def _tail(path: Path) -> str:
@@ -144,6 +101,14 @@ def _tail(path: Path) -> str:
         return ""
 
 
+def _write_shims(bindir: Path, interp: str) -> None:
+    bindir.mkdir(mode=0o755)
+    for name in ("python", "python3"):
+        shim = bindir / name
+        shim.write_text(f'#!/bin/sh\nexec "{interp}" "$@"\n')
+        shim.chmod(0o755)
+
+
 class LocalExecutor:
     name = "local"
 
@@ -152,9 +117,17 @@ class LocalExecutor:
 
         self.config = config or ExecutionConfig()
         self.mode = choose_isolation(self.config.isolation)
+        base = self.config.scratch_dir
+        if base and not Path(base).is_dir():
+            raise ExecutionError(f"execution.scratch_dir {base} is not a directory; create it or leave it empty")
+        missing = [p for p in self.config.ro_paths if not Path(p).exists()]
+        if missing:
+            raise ExecutionError(f"execution.ro_paths: {missing[0]} does not exist")
         self.run_as_root = os.geteuid() == 0
         self.can_switch_uid = (self.run_as_root and self.config.sandbox_uid_base > 0
                                and bool(shutil.which("setpriv")))
+        sweep_dead_owners(base or None)
+        PidsCgroup.sweep_dead_owners()
         probe = PidsCgroup.create(self.config.max_procs)
         self.cgroups = probe is not None
         if probe is not None:
@@ -164,29 +137,31 @@ class LocalExecutor:
         if not self.can_switch_uid:
             return None
         if not usable_by_other_uid(interp, self.config.sandbox_uid_base, self.mode == "bwrap"):
-            if interp not in _WARNED:
+            if interp not in _WARNED and self.mode == "bwrap":
                 _WARNED.add(interp)
-                log.warning("interpreter %s is not readable by an unprivileged uid; answers run as "
-                            "root (process cap from the pids cgroup only)", interp)
+                log.warning("interpreter %s is not readable by an unprivileged uid; answers run as a "
+                            "capability-less root inside bwrap", interp)
             return None
         return self.config.sandbox_uid_base + 1 + secrets.randbelow(50_000)
 
     # -- what is in force ---------------------------------------------------------------------
     def isolation(self, interp: str | None = None) -> str:
         interp = interp or self.interpreter("")
-        parts = ["scratch-copy", "session-kill", "rlimits", "env-scrubbed"]
+        parts = ["session-kill", "rlimits", "env-scrubbed"]
+        net = "" if self.config.network else "net,"
         if self.mode == "bwrap":
-            parts.insert(0, "bwrap(" + ("" if self.config.network else "net,") + "pid,fs-ro,no-caps)")
-        elif self.mode == "unshare" and not self.config.network:
-            parts.insert(0, "unshare(net)")
+            parts[:0] = [f"bwrap({net}pid,ipc,fs-minimal,no-caps)", "tmpfs-scratch(disk-capped)"]
+        else:
+            parts[:0] = ["scratch-copy(disk-watched)"]
+            if self.mode == "unshare" and not self.config.network:
+                parts.insert(0, "unshare(net)")
         if self.config.network:
             parts.append("network-allowed")
         elif self.mode == "none":
             parts.append("network-open")
         if self.cgroups:
             parts.append("cgroup(pids)")
-        if self.can_switch_uid and (usable_by_other_uid(
-                interp, self.config.sandbox_uid_base, self.mode == "bwrap")):
+        if self.can_switch_uid and usable_by_other_uid(interp, self.config.sandbox_uid_base, self.mode == "bwrap"):
             parts.append("own-uid")
         elif self.run_as_root:
             parts.append("root-without-caps")
@@ -199,69 +174,96 @@ class LocalExecutor:
     def run(self, spec: ExecSpec) -> ExecResult:
         interp = self.interpreter(spec.repo_name)
         iso = self.isolation(interp)
-        if spec.mode == "python" and not Path(interp).exists():
-            return ExecResult(None, False, iso, infra_error=(
-                f"python interpreter {interp} for repository {spec.repo_name!r} does not exist; "
-                "set execution.envs.<repo>=/path/to/python"))
-        uid = self._uid_for(interp)
-        try:
-            with scratch_copy(spec.repo_dir, self.config.scratch_dir or None, owner=uid) as work:
-                return self._run_in(spec, work, uid, interp, iso)
-        except ExecutionError as exc:
-            return ExecResult(None, False, iso, infra_error=str(exc))
 
-    def _run_in(self, spec: ExecSpec, work: Path, uid: int | None, interp: str, iso: str) -> ExecResult:
-        root = work.parent
+        def infra(msg: str) -> ExecResult:
+            return ExecResult(None, False, iso, infra_error=msg)
+
+        if not Path(interp).exists():
+            return infra(f"python interpreter {interp} for repository {spec.repo_name!r} does not exist; "
+                         "set execution.envs.<repo>=/path/to/python")
+        repo = Path(spec.repo_dir)
+        if not repo.is_dir():
+            return infra(f"repository {repo} is not a directory; place the checkout there "
+                         "(see `ragcode mlbench prepare`) or fix --repos")
         rel = (spec.workdir or ".").lstrip("/") or "."
-        cwd = (work / rel).resolve()
-        if cwd != work.resolve() and work.resolve() not in cwd.parents:
-            return ExecResult(None, False, iso, infra_error=f"task path {spec.workdir!r} leaves the repository")
+        cwd = (repo / rel).resolve()
+        if cwd != repo.resolve() and repo.resolve() not in cwd.parents:
+            return infra(f"task path {spec.workdir!r} leaves the repository")
         if not cwd.is_dir():
-            return ExecResult(None, False, iso, infra_error=(
-                f"task path {spec.workdir!r} is not a directory in {spec.repo_dir}; "
-                "is the checkout at the pinned commit?"))
-        bindir, home, tmp = root / "bin", root / "home", root / "tmp"
-        for d in (bindir, home, tmp):
+            return infra(f"task path {spec.workdir!r} is not a directory in {repo}; "
+                         "is the checkout at the pinned commit?")
+        uid = self._uid_for(interp)
+        if uid is None and self.run_as_root and self.mode != "bwrap":
+            return infra(f"refusing to run an answer as root without bubblewrap (isolation={self.mode}): "
+                         f"no unprivileged uid can run {interp}; make it readable by other users, "
+                         "or install bubblewrap")
+        try:
+            if self.mode == "bwrap":
+                return self._run_bwrap(spec, repo, rel, uid, interp, iso)
+            with scratch_copy(repo, self.config.scratch_dir or None, owner=uid) as work:
+                return self._run_host(spec, work, rel, uid, interp, iso)
+        except ExecutionError as exc:
+            return infra(str(exc))
+
+    def _run_bwrap(self, spec: ExecSpec, repo: Path, rel: str, uid: int | None, interp: str,
+                   iso: str) -> ExecResult:
+        with marked_dir(self.config.scratch_dir or None) as root:
+            stage, logdir = root / "stage", root / "log"
+            stage.mkdir(mode=0o755)
+            logdir.mkdir(mode=0o700)
+            root.chmod(0o711)
+            _write_shims(stage / "bin", interp)
+            write_accounts(stage, uid if uid is not None else os.geteuid())
+            (stage / "start.sh").write_text(START_SCRIPT)
+            if spec.mode == "python":
+                (stage / "answer").write_text(spec.code, encoding="utf-8")
+            for p in stage.iterdir():
+                if p.is_file():
+                    p.chmod(0o644)
+            size = tmpfs_bytes(repo) + self.config.disk_mb * MB
+            view = View(interp, list(self.config.ro_paths), size + size // 100 + MB, self.config.network,
+                        uid is not None, repo, stage)
+            r, w = os.pipe()
+            inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode,
+                     spec.code if spec.mode == "bash" else "", str(w)]
+            argv = view.argv(self._as_uid(inner, uid))
+            env = self._env(f"{STAGE}/bin", f"{WORK}/home", f"{WORK}/tmp")
+            return self._spawn(argv, Path("/"), env, logdir, spec, uid, iso, report=(r, w))
+
+    def _run_host(self, spec: ExecSpec, work: Path, rel: str, uid: int | None, interp: str,
+                  iso: str) -> ExecResult:
+        root = work.parent
+        cwd = work / rel
+        bindir, home, tmp, logdir = root / "bin", root / "home", root / "tmp", root / "log"
+        _write_shims(bindir, interp)
+        for d in (home, tmp, logdir):
             d.mkdir()
-        for name in ("python", "python3"):
-            shim = bindir / name
-            shim.write_text(f'#!/bin/sh\nexec "{interp}" "$@"\n')
-            shim.chmod(0o755)
+        logdir.chmod(0o700)
         if spec.mode == "python":
             (cwd / "temp.py").write_text(spec.code, encoding="utf-8")
             inner = [str(bindir / "python"), "temp.py"]
         else:
             inner = ["bash", "-c", spec.code]
         if uid is not None:
-            for p in (bindir, home, tmp, *([cwd / "temp.py"] if spec.mode == "python" else [])):
+            for p in (home, tmp, *([cwd / "temp.py"] if spec.mode == "python" else [])):
                 os.chown(p, uid, uid)
-            inner = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *_SETPRIV_DROP,
-                     "--", *inner]
-        elif self.run_as_root and self.mode != "bwrap" and shutil.which("setpriv"):
-            # still root: at least drop every capability (no remounts, no raw sockets, no ptrace)
-            inner = ["setpriv", *_SETPRIV_DROP, "--", *inner]
-        argv = self._wrap(inner, root, cwd, interp, uid)
-        env = self._env(bindir, home, tmp)
-        logdir = Path(tempfile.mkdtemp(prefix="ragcode-log-"))
-        try:
-            return self._spawn(argv, cwd, env, logdir, spec, uid, iso)
-        finally:
-            shutil.rmtree(logdir, ignore_errors=True)
-
-    def _wrap(self, inner: list[str], root: Path, cwd: Path, interp: str, uid: int | None) -> list[str]:
-        if self.mode == "bwrap":
-            net = [] if self.config.network else ["--unshare-net"]
-            caps = _CAPS_SWITCH_UID if uid is not None else _CAPS_NONE
-            return ["bwrap", *caps, *net, *_BWRAP_BASE, *hidden_dir_binds(interp), "--bind", str(root), str(root),
-                    "--chdir", str(cwd), "--", *inner]
         if self.mode == "unshare" and not self.config.network:
-            return ["unshare", "-n", "--", *inner]
+            inner = ["unshare", "-n", "--", *self._as_uid(inner, uid)]
+        else:
+            inner = self._as_uid(inner, uid)
+        env = self._env(str(bindir), str(home), str(tmp))
+        limit = tree_bytes(root) + self.config.disk_mb * MB
+        return self._spawn(inner, cwd, env, logdir, spec, uid, iso, watch=(root, limit))
+
+    def _as_uid(self, inner: list[str], uid: int | None) -> list[str]:
+        if uid is not None:
+            return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *_SETPRIV_DROP, "--", *inner]
         return inner
 
-    def _env(self, bindir: Path, home: Path, tmp: Path) -> dict[str, str]:
+    def _env(self, bindir: str, home: str, tmp: str) -> dict[str, str]:
         env = {
             "PATH": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "HOME": home, "TMPDIR": tmp, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1",
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
             "MPLBACKEND": "Agg", "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES", ""),
@@ -271,15 +273,18 @@ class LocalExecutor:
 
     def _limits(self) -> None:  # runs in the child between fork and exec
         c = self.config
-        mb = 1024 * 1024
         resource.setrlimit(resource.RLIMIT_CPU, (c.cpu_s, c.cpu_s))
-        resource.setrlimit(resource.RLIMIT_AS, (c.memory_mb * mb, c.memory_mb * mb))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (c.file_mb * mb, c.file_mb * mb))
+        resource.setrlimit(resource.RLIMIT_AS, (c.memory_mb * MB, c.memory_mb * MB))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (c.file_mb * MB, c.file_mb * MB))
         resource.setrlimit(resource.RLIMIT_NPROC, (c.max_procs, c.max_procs))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     def _spawn(self, argv: list[str], cwd: Path, env: dict[str, str], logdir: Path, spec: ExecSpec,
-               uid: int | None, iso: str) -> ExecResult:
+               uid: int | None, iso: str, report: tuple[int, int] | None = None,
+               watch: tuple[Path, int] | None = None) -> ExecResult:
+        """Start ``argv``, wait for the sandbox to be ready (``report``: the start script's fd),
+        give the answer its timeout, then kill everything it left. ``watch``: a host folder whose
+        size must stay under a limit (the disk cap where no tmpfs bounds it)."""
         out_path, err_path = logdir / "stdout", logdir / "stderr"
         cgroup = PidsCgroup.create(self.config.max_procs) if self.cgroups else None
 
@@ -288,7 +293,7 @@ class LocalExecutor:
                 cgroup.enter()
             self._limits()
 
-        start = time.monotonic()
+        timed_out, code, disk_full, infra, duration = False, None, False, "", 0.0
         try:
             with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
                 # drain_stdout=False: a pipe nobody reads, exactly like the official harness
@@ -296,30 +301,84 @@ class LocalExecutor:
                 try:
                     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                             stdout=stdout, stderr=err_fh, start_new_session=True,
-                                            preexec_fn=child_setup)
+                                            preexec_fn=child_setup, pass_fds=report[1:] if report else ())
                 except OSError as exc:
                     return ExecResult(None, False, iso, infra_error=f"cannot start {argv[0]}: {exc}")
-                timed_out, code = False, None
+                finally:
+                    if report:
+                        os.close(report[1])
+                reader = os.fdopen(report[0], "rb") if report else None
                 try:
-                    code = proc.wait(timeout=spec.timeout_s)
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-                duration = time.monotonic() - start
-                survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
-                if cgroup is not None:
-                    survivors.update(cgroup.pids())
-                    cgroup.kill_all()
-                kill_tree(proc.pid, uid)
-                proc.wait()
-                if proc.stdout is not None:
-                    proc.stdout.close()
+                    if reader is not None and not _ready(reader, proc):
+                        infra = "the sandbox did not start"
+                    else:
+                        start = time.monotonic()
+                        code, timed_out, disk_full = _wait(proc, spec.timeout_s, watch)
+                        duration = time.monotonic() - start
+                    survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
+                    if cgroup is not None:
+                        survivors.update(cgroup.pids())
+                        cgroup.kill_all()
+                    kill_tree(proc.pid, uid)
+                    proc.wait()
+                    if reader is not None:
+                        disk_full = disk_full or _tmpfs_full(reader.read().decode("utf-8", "replace"))
+                finally:
+                    if reader is not None:
+                        reader.close()
+                    if proc.stdout is not None:
+                        proc.stdout.close()
         finally:
             if cgroup is not None:
                 cgroup.remove()
         stderr = _tail(err_path)
-        infra = ""
-        if code not in (None, 0) and stderr.lstrip().startswith(("bwrap:", "setpriv:", "unshare:")):
-            infra = f"sandbox failed to start: {stderr.strip().splitlines()[0]}"
+        first = stderr.strip().splitlines()[0] if stderr.strip() else f"exit code {proc.returncode}"
+        if infra or (code not in (None, 0) and stderr.lstrip().startswith(
+                ("bwrap:", "setpriv:", "unshare:", "ragcode-sandbox:"))):
+            code, timed_out = None, False
+            infra = f"sandbox failed to start: {first}"
+        disk_full = disk_full or DISK_FULL in stderr
         return ExecResult(code, timed_out, iso, stdout=_tail(out_path), stderr=stderr,
                           duration_s=round(duration, 3), infra_error=infra,
-                          leftover_killed=len(survivors - {proc.pid}))
+                          leftover_killed=len(survivors - {proc.pid}),
+                          limit_hit="disk" if disk_full else "")
+
+
+def _ready(reader, proc: subprocess.Popen) -> bool:
+    """Wait for the start script's ``ready`` line (the repository copy is in place)."""
+    deadline = time.monotonic() + COPY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([reader], [], [], 0.5)
+        if ready:
+            return reader.readline().strip() == b"ready"
+        if proc.poll() is not None:
+            return False
+    return False
+
+
+def _wait(proc: subprocess.Popen, timeout: float, watch: tuple[Path, int] | None) -> tuple[int | None, bool, bool]:
+    """(exit code, timed out, disk cap hit) of the answer."""
+    if watch is None:
+        try:
+            return proc.wait(timeout=timeout), False, False
+        except subprocess.TimeoutExpired:
+            return None, True, False
+    folder, limit = watch
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return proc.wait(timeout=min(0.2, max(0.0, deadline - time.monotonic()))), False, False
+        except subprocess.TimeoutExpired:
+            if tree_bytes(folder) > limit:
+                return None, False, True
+            if time.monotonic() >= deadline:
+                return None, True, False
+
+
+def _tmpfs_full(report: str) -> bool:
+    """From the start script's closing ``df -Pk`` line: is the sandbox's tmpfs (nearly) full?"""
+    for line in report.splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[3].isdigit():
+            return int(fields[3]) < 512  # KiB left
+    return False

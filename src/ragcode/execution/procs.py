@@ -1,9 +1,9 @@
-"""Finding and killing every process an answer left behind.
+"""Finding and killing every process an answer left behind, through psutil.
 
 An answer runs in a new session (its own process group). On timeout, and again after a normal
-exit, the group is killed; then ``/proc`` is scanned for survivors that moved to another group
-or session: any process whose session id is the answer's, or (when answers run under a
-dedicated uid) any process of that uid.
+exit, the group is killed; then every process is checked for survivors that moved to another
+group: any process whose session id is the answer's, or (when answers run under a dedicated
+uid) any process of that uid. Also: whether the owner of a scratch folder or cgroup is alive.
 """
 
 from __future__ import annotations
@@ -13,49 +13,39 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from pathlib import Path
+
+import psutil
 
 
-def _stat_fields(pid: int) -> tuple[int, int] | None:
-    """(pgid, sid) of ``pid`` from /proc/<pid>/stat, or None if it is gone."""
+def process_start_time(pid: int) -> float | None:
     try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    rest = raw.rsplit(")", 1)[-1].split()
-    # rest[0] = state, rest[1] = ppid, rest[2] = pgrp, rest[3] = session
-    try:
-        if rest[0] == "Z":
-            return None
-        return int(rest[2]), int(rest[3])
-    except (IndexError, ValueError):
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
         return None
 
 
-def _uid_of(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("Uid:"):
-                return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
+def owner_alive(pid: int, start: float | None = None) -> bool:
+    """Is ``pid`` running and (when ``start`` is known) the same process, not a reused pid?"""
+    now = process_start_time(pid)
+    if now is None:
+        return False
+    return start is None or abs(now - float(start)) < 0.5
 
 
 def find_survivors(sid: int, uid: int | None = None) -> list[int]:
-    """Pids (not our own) in session ``sid`` or owned by ``uid``."""
+    """Pids (not our own, not zombies) in session ``sid`` or owned by ``uid``."""
     me = os.getpid()
     found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+    for proc in psutil.process_iter(["pid", "uids", "status"]):
+        pid = proc.info["pid"]
+        if pid == me or proc.info["status"] == psutil.STATUS_ZOMBIE:
             continue
-        pid = int(entry)
-        if pid == me:
+        try:
+            session = os.getsid(pid)
+        except OSError:
             continue
-        fields = _stat_fields(pid)
-        if fields is None:
-            continue
-        if fields[1] == sid or (uid is not None and _uid_of(pid) == uid):
+        uids = proc.info["uids"]
+        if session == sid or (uid is not None and uids is not None and uids.real == uid):
             found.append(pid)
     return found
 
@@ -86,4 +76,3 @@ def kill_until_gone(members: Callable[[], list[int]], rounds: int) -> int:
                 hit += 1
         time.sleep(0.02)
     return hit
-

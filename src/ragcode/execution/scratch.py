@@ -1,22 +1,96 @@
-"""Scratch copies of a repository, so an answer can write anywhere in it and the checkout stays as it was.
+"""Scratch folders of the executor, marked with their owner so leftovers can be swept.
 
-The copy is made with ``cp -a --reflink=auto`` (copy-on-write on filesystems that support it,
-a plain copy elsewhere); ``.git`` is left out. The copy is removed when the context exits.
+- ``marked_dir``: a fresh ``ragcode-exec-<pid>-*`` folder with an ``.owner`` record (pid and
+  process start time); removed when the context exits. A scorer killed with SIGKILL cannot
+  remove it, so ``sweep_dead_owners`` removes every such folder whose owner is gone.
+- ``scratch_copy`` (isolation ``unshare``/``none``): a host-side copy of the repository, made
+  with ``cp -a --reflink=auto`` (copy-on-write where the filesystem can), ``.git`` left out.
+  Under bubblewrap the copy is made inside the sandbox instead, on its size-bounded tmpfs.
+- ``tmpfs_bytes``: what a copy of a repository takes on a tmpfs (whole pages per file).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
+import logging
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from ragcode.errors import ExecutionError
+from ragcode.execution.procs import owner_alive, process_start_time
+
+log = logging.getLogger(__name__)
 
 SKIP_NAMES = {".git"}
+PREFIX = "ragcode-exec-"
+PAGE = 4096
+
+
+@contextlib.contextmanager
+def marked_dir(base: str | None = None) -> Iterator[Path]:
+    """A fresh folder under ``base`` (the system temp dir when empty) that names its owner."""
+    if base and not Path(base).is_dir():
+        raise ExecutionError(f"execution.scratch_dir {base} is not a directory; create it or leave it empty")
+    pid = os.getpid()
+    root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{pid}-", dir=base or None))
+    try:
+        (root / ".owner").write_text(json.dumps({"pid": pid, "start": process_start_time(pid)}))
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def sweep_dead_owners(base: str | None = None) -> int:
+    """Remove the scratch folders under ``base`` whose owning process is gone (a killed scorer's
+    leftovers); returns how many were removed."""
+    removed = 0
+    for d in Path(base or tempfile.gettempdir()).glob(f"{PREFIX}*"):
+        try:
+            owner = json.loads((d / ".owner").read_text())
+            alive = owner_alive(int(owner["pid"]), owner.get("start"))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not ours to judge: no readable owner record
+        if not alive:
+            shutil.rmtree(d, ignore_errors=True)
+            removed += not d.exists()
+    if removed:
+        log.info("removed %d scratch folder(s) left by dead runs", removed)
+    return removed
+
+
+def tree_bytes(folder: Path, skip: frozenset[str] = frozenset(SKIP_NAMES)) -> int:
+    """Bytes the files under ``folder`` take on a tmpfs (whole pages per file, a page per link);
+    top-level entries named in ``skip`` are left out."""
+    total = 0
+    stack = [p for p in Path(folder).iterdir() if p.name not in skip]
+    while stack:
+        p = stack.pop()
+        try:
+            st = p.lstat()
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            total += PAGE
+        elif stat.S_ISDIR(st.st_mode):
+            with contextlib.suppress(OSError):
+                stack.extend(p.iterdir())
+        else:
+            total += -(-st.st_size // PAGE) * PAGE
+    return total
+
+
+@functools.lru_cache(maxsize=64)
+def tmpfs_bytes(repo_dir: Path) -> int:
+    """What a scratch copy of ``repo_dir`` (``.git`` left out) takes on a tmpfs; a repository
+    does not change during a run, so this is measured once per process."""
+    return tree_bytes(repo_dir)
 
 
 def _copy_tree(src: Path, dst: Path) -> None:
@@ -51,8 +125,7 @@ def scratch_copy(repo_dir: Path, base: str | None = None, owner: int | None = No
         raise ExecutionError(
             f"repository {repo_dir} is not a directory; place the checkout there "
             "(see `ragcode mlbench prepare`) or fix --repos")
-    root = Path(tempfile.mkdtemp(prefix="ragcode-exec-", dir=base or None))
-    try:
+    with marked_dir(base) as root:
         work = root / "repo"
         _copy_tree(repo_dir, work)
         if owner is not None:
@@ -64,5 +137,3 @@ def scratch_copy(repo_dir: Path, base: str | None = None, owner: int | None = No
                 raise ExecutionError(f"cannot hand the scratch copy {work} to uid {owner}: "
                                      f"{proc.stderr.strip()}")
         yield work
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
