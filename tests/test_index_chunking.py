@@ -109,10 +109,10 @@ def test_chunker_version_change_invalidates_the_index(tmp_path, monkeypatch):
     cfg = load_config(None, {"index.cache_dir": str(tmp_path / "cache"), "embedder.enabled": False})
     out = tmp_path / "idx"
     first = index_repo(repo, config=cfg, out=out, progress=False)
-    old_key = first.manifest["section_hashes"]["chunking"]
+    old_key = first.manifest.section_hashes["chunking"]
     monkeypatch.setattr(build, "CHUNKING_VERSION", build.CHUNKING_VERSION + 1)
     bumped = index_repo(repo, config=cfg, out=out, progress=False)
-    new_key = bumped.manifest["section_hashes"]["chunking"]
+    new_key = bumped.manifest.section_hashes["chunking"]
     assert new_key != old_key and new_key.endswith(f"-v{build.CHUNKING_VERSION}")
     assert bumped.summary.files_unchanged == 0  # every file was chunked again
     assert bumped.chunk_count == first.chunk_count

@@ -25,6 +25,10 @@ class IndexStateError(RagcodeError):
     """An index is missing, corrupt, or was built with incompatible settings."""
 
 
+class IndexNameError(RagcodeError):
+    """An index name would not be one plain folder under the index root."""
+
+
 class ModelUnavailableError(RagcodeError):
     """A model cannot be loaded (unknown, missing files, or would need a download offline)."""
 

@@ -14,7 +14,6 @@ import fcntl
 import logging
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
@@ -24,99 +23,17 @@ from ragcode.chunking import CHUNKING_VERSION
 from ragcode.config import Config, load_config
 from ragcode.errors import ConfigError, IndexStateError, RepoNotFoundError
 from ragcode.index.chunk_store import ChunkStore
-from ragcode.index.manifest import FORMAT_VERSION, read_manifest, write_manifest
-from ragcode.index.store import Index, check_embedder, load_index
+from ragcode.index.manifest import (FORMAT_VERSION, Manifest, read_manifest, rebuild_hint,
+                                    write_manifest)
+from ragcode.index.names import check_index_name, default_index_name
+from ragcode.index.progress import IndexSummary, Stages
+from ragcode.index.store import Index, check_embedder, open_index_dir
 from ragcode.index.vectors import VectorIndex
 from ragcode.types import CHUNK_KINDS
 
 log = logging.getLogger(__name__)
 
 LINK_KEY = "cli_links"
-
-
-@dataclass
-class IndexSummary:
-    """What one ``index_repo`` run found and did."""
-
-    name: str
-    index_dir: str
-    repo: str
-    created: bool = False
-    rebuilt: bool = False
-    files_by_kind: dict[str, int] = field(default_factory=dict)
-    files_added: int = 0
-    files_changed: int = 0
-    files_deleted: int = 0
-    files_unchanged: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    chunks_by_kind: dict[str, int] = field(default_factory=dict)
-    chunks_added: int = 0
-    chunks_removed: int = 0
-    links_updated: int = 0
-    vectors: int = 0
-    vectors_added: int = 0
-    vectors_removed: int = 0
-    embedded: int = 0  # vectors computed by the model in this run
-    cached: int = 0  # vectors taken from the embedding cache (or a repeat of a text in this run)
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def files(self) -> int:
-        return sum(self.files_by_kind.values())
-
-    @property
-    def chunks(self) -> int:
-        return sum(self.chunks_by_kind.values())
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["files"] = self.files
-        d["chunks"] = self.chunks
-        return d
-
-
-class _Stages:
-    """Rich progress bars per stage (or nothing when ``enabled`` is false), and stage timing."""
-
-    def __init__(self, enabled: bool, summary: IndexSummary):
-        self.summary = summary
-        self.progress = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
-
-            self.progress = Progress(
-                TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True))
-
-    def __enter__(self) -> _Stages:
-        if self.progress:
-            self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.progress:
-            self.progress.stop()
-
-    @contextlib.contextmanager
-    def stage(self, name: str, total: int | None = None) -> Iterator[Any]:
-        task = self.progress.add_task(name, total=total) if self.progress else None
-        start = time.perf_counter()
-
-        def advance(n: int = 1) -> None:
-            if self.progress is not None and task is not None:
-                self.progress.advance(task, n)
-
-        try:
-            yield advance
-        finally:
-            self.summary.seconds[name] = round(
-                self.summary.seconds.get(name, 0.0) + time.perf_counter() - start, 3)
-            if self.progress is not None and task is not None:
-                t = self.progress.tasks[task]
-                if t.total is None:
-                    self.progress.update(task, total=max(t.completed, 1), completed=max(t.completed, 1))
 
 
 @contextlib.contextmanager
@@ -165,7 +82,8 @@ def index_repo(
 ) -> Index:
     """Chunk, embed and store the repository at ``path``; returns the opened ``Index``.
 
-    The index goes to ``<out or config.index.root>/<name or folder name>/``. If one is there it
+    The index goes to ``<out or config.index.root>/<name or folder name>/``; ``name`` must be a
+    plain name (``IndexNameError`` otherwise, see ``ragcode.index.names``). If one is there it
     is updated: unchanged files cost only the walk, changed files cost their own chunks, deleted
     files' chunks and vectors are removed. ``rebuild=True`` starts from scratch (the embedding
     cache still applies). The run's ``IndexSummary`` is on the returned ``Index.summary``.
@@ -182,29 +100,30 @@ def index_repo(
             f"repository {str(path)!r} does not exist or is not a folder; give the path of a "
             "checked-out repository")
     repo = repo.resolve()
-    name = name or repo.name
+    name = check_index_name(name) if name is not None else default_index_name(repo)
     index_dir = Path(out or cfg.index.root).expanduser() / name
+    hint = rebuild_hint(index_dir, str(repo))
     summary = IndexSummary(name=name, index_dir=str(index_dir), repo=str(repo))
     emb_name = embedder_key(cfg.embedder)
     embed_kinds = _embed_kinds(cfg)
 
     with _locked(index_dir):
-        old: dict[str, Any] | None = None
+        old: Manifest | None = None
         if (index_dir / "manifest.json").exists() and not rebuild:
-            old = read_manifest(index_dir)
+            old = read_manifest(index_dir, str(repo))
             check_embedder(index_dir, old, cfg.embedder)
-            load_index(index_dir, cfg).close()  # refuses a corrupt index before we build on it
+            open_index_dir(index_dir, cfg).close()  # refuses a corrupt index before we build on it
         live = old or _readable_manifest(index_dir)  # with --rebuild: kept until the swap
         summary.created = live is None
         summary.rebuilt = rebuild
         keep = {"manifest.json", ".lock"}
         if live:
-            keep |= {live["chunk_store"], live.get("vectors") or ""}
+            keep |= {live.chunk_store, live.vectors or ""}
         _clean_stale(index_dir, keep)
-        gen = int(live.get("generation", 0)) + 1 if live else 1
+        gen = live.generation + 1 if live else 1
         new_store_name, new_vec_name = f"chunks-{gen}.sqlite", f"vectors-{gen}.faiss"
 
-        with _Stages(progress, summary) as stages:
+        with Stages(progress, summary) as stages:
             # walk ---------------------------------------------------------------------------
             from ragcode.chunking import chunk_file, link_cli, walk_repo
 
@@ -218,23 +137,23 @@ def index_repo(
             if old and _up_to_date(old, current, cfg):  # nothing to write: no new generation
                 summary.files_unchanged = len(current)
                 summary.skipped = dict(sorted(skipped.items()))
-                summary.chunks_by_kind = dict(old["counts"].get("chunks_by_kind", {}))
-                summary.vectors = int(old["counts"].get("vectors", 0))
-                index = load_index(index_dir, cfg)
+                summary.chunks_by_kind = dict(old.counts.chunks_by_kind)
+                summary.vectors = old.counts.vectors
+                index = open_index_dir(index_dir, cfg)
                 index.summary = summary
                 return index
 
             # open or create the new generation of the chunk store -------------------------
             if old:
-                src = ChunkStore(index_dir / old["chunk_store"], readonly=True)
+                src = ChunkStore(index_dir / old.chunk_store, readonly=True, hint=hint)
                 store = src.copy_to(index_dir / new_store_name)
                 src.close()
             else:
-                store = ChunkStore(index_dir / new_store_name)
+                store = ChunkStore(index_dir / new_store_name, hint=hint)
             try:
                 known = store.files()
-                same_chunking = bool(old) and old.get("section_hashes", {}).get("chunking") == \
-                    chunking_key(cfg)
+                same_chunking = old is not None and \
+                    old.section_hashes.get("chunking") == chunking_key(cfg)
                 to_chunk = []
                 for p, f in current.items():
                     if p not in known:
@@ -273,13 +192,13 @@ def index_repo(
                     advance(1)
 
                 # embed ------------------------------------------------------------------------
-                vectors = VectorIndex.read(index_dir / old["vectors"]) \
-                    if old and old.get("vectors") else None
+                vectors = VectorIndex.read(index_dir / old.vectors) \
+                    if old and old.vectors else None
                 have = vectors.ids() if vectors else set()
                 want = {i for i, k in store.kinds_by_id().items()
                         if embed_kinds is None or k in embed_kinds}
                 to_remove, to_add = have - want, sorted(want - have)
-                dim = old["embedder"].get("dim") if old else None
+                dim = old.embedder.dim if old else None
                 with stages.stage("embed", total=len(to_add)) as advance:
                     if to_add:
                         cache = EmbeddingCache.in_dir(cfg.index.cache_dir)
@@ -324,35 +243,36 @@ def index_repo(
             summary.vectors = n_vectors
             summary.skipped = dict(sorted(skipped.items()))
             now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-            manifest = {
-                "format_version": FORMAT_VERSION,
-                "ragcode_version": __version__,
-                "name": name,
-                "repo": str(repo),
-                "generation": gen,
-                "chunk_store": new_store_name,
-                "vectors": new_vec_name if n_vectors else None,
-                "embedder": {"name": emb_name, "dim": dim, "config": cfg.embedder.model_dump(mode="json")},
-                "config_hash": cfg.hash(),
-                "section_hashes": {"chunking": chunking_key(cfg),
-                                   "embedder": cfg.section_hash("embedder")},
-                "config": cfg.to_dict(),
-                "files": {p: h for p, (h, _k) in sorted(files.items())},
-                "counts": {"files": len(files), "chunks": n_chunks, "vectors": n_vectors,
-                           "files_by_kind": summary.files_by_kind,
-                           "chunks_by_kind": summary.chunks_by_kind},
-                "skipped": summary.skipped,
-                "created_at": (old or {}).get("created_at", now),
-                "updated_at": now,
-                "last_run": {k: summary.to_dict()[k] for k in (
+            manifest = Manifest(
+                format_version=FORMAT_VERSION,
+                ragcode_version=__version__,
+                name=name,
+                repo=str(repo),
+                generation=gen,
+                chunk_store=new_store_name,
+                vectors=new_vec_name if n_vectors else None,
+                embedder={"name": emb_name, "dim": dim,
+                          "config": cfg.embedder.model_dump(mode="json")},
+                config_hash=cfg.hash(),
+                section_hashes={"chunking": chunking_key(cfg),
+                                "embedder": cfg.section_hash("embedder")},
+                config=cfg.to_dict(),
+                files={p: h for p, (h, _k) in sorted(files.items())},
+                counts={"files": len(files), "chunks": n_chunks, "vectors": n_vectors,
+                        "files_by_kind": summary.files_by_kind,
+                        "chunks_by_kind": summary.chunks_by_kind},
+                skipped=summary.skipped,
+                created_at=(old.created_at if old and old.created_at else now),
+                updated_at=now,
+                last_run={k: summary.to_dict()[k] for k in (
                     "files_added", "files_changed", "files_deleted", "chunks_added",
                     "chunks_removed", "embedded", "cached", "seconds")},
-            }
+            )
             write_manifest(index_dir, manifest)
             _clean_stale(index_dir, {"manifest.json", ".lock", new_store_name,
-                                     manifest["vectors"] or ""})
+                                     manifest.vectors or ""})
 
-    index = load_index(index_dir, cfg)
+    index = open_index_dir(index_dir, cfg)
     index.summary = summary
     log.info("indexed %s: %d files, %d chunks, %d vectors (%d embedded, %d cached)", repo,
              summary.files, summary.chunks, summary.vectors, summary.embedded, summary.cached)
@@ -364,15 +284,15 @@ def chunking_key(cfg: Config) -> str:
     return f"{cfg.section_hash('chunking')}-v{CHUNKING_VERSION}"
 
 
-def _up_to_date(old: dict[str, Any], current: dict[str, Any], cfg: Config) -> bool:
+def _up_to_date(old: Manifest, current: dict[str, Any], cfg: Config) -> bool:
     """Same files (by sha256), same chunking and embedder settings as the stored index."""
-    hashes = old.get("section_hashes", {})
+    hashes = old.section_hashes
     return (hashes.get("chunking") == chunking_key(cfg)
             and hashes.get("embedder") == cfg.section_hash("embedder")
-            and old.get("files") == {p: f.sha256 for p, f in current.items()})
+            and old.files == {p: f.sha256 for p, f in current.items()})
 
 
-def _readable_manifest(index_dir: Path) -> dict[str, Any] | None:
+def _readable_manifest(index_dir: Path) -> Manifest | None:
     try:
         return read_manifest(index_dir)
     except IndexStateError:

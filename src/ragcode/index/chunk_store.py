@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from ragcode.errors import IndexStateError
 from ragcode.types import Chunk
 
 _SCHEMA = """
@@ -36,17 +37,32 @@ CREATE TABLE IF NOT EXISTS files (
 _COLUMNS = "id, path, kind, text, start_line, end_line, symbol, header, language, metadata"
 
 
-def _row_to_chunk(row: tuple) -> tuple[int, Chunk]:
+def _row_to_chunk(row: tuple, where: str) -> tuple[int, Chunk]:
+    """A row as a ``Chunk``; ``IndexStateError`` (naming ``where``) when a column holds garbage."""
     cid, path, kind, text, start, end, symbol, header, language, meta = row
+    try:
+        metadata = json.loads(meta) if isinstance(meta, str) else None
+    except ValueError:
+        metadata = None
+    if not isinstance(metadata, dict):
+        raise IndexStateError(f"{where}: chunk {cid} has metadata that is not a JSON object")
+    if not all(isinstance(v, str) for v in (path, kind, text, symbol, header, language)) \
+            or not all(type(v) is int for v in (cid, start, end)):
+        raise IndexStateError(f"{where}: chunk {cid} has columns of the wrong type")
     return cid, Chunk(path=path, kind=kind, text=text, start_line=start, end_line=end,
-                      symbol=symbol, header=header, language=language, metadata=json.loads(meta))
+                      symbol=symbol, header=header, language=language, metadata=metadata)
 
 
 class ChunkStore:
-    """One SQLite file. Writers use ``with store.transaction():``; readers open ``readonly``."""
+    """One SQLite file. Writers use ``with store.transaction():``; readers open ``readonly``.
 
-    def __init__(self, path: str | Path, readonly: bool = False):
+    ``hint`` (what to do about a corrupt store) ends the message of a garbage row's error.
+    """
+
+    def __init__(self, path: str | Path, readonly: bool = False, hint: str = ""):
         self.path = Path(path)
+        self.hint = hint
+        self.label = self.path.name  # named in errors; a copy keeps its source's name
         if readonly:
             uri = f"file:{self.path}?mode=ro"
             self.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
@@ -60,7 +76,9 @@ class ChunkStore:
         with target:
             self.db.backup(target)
         target.close()
-        return ChunkStore(dest)
+        copy = ChunkStore(dest, hint=self.hint)
+        copy.label = self.label
+        return copy
 
     def transaction(self) -> sqlite3.Connection:
         return self.db  # ``with conn:`` commits on success and rolls back on error
@@ -68,10 +86,22 @@ class ChunkStore:
     def close(self) -> None:
         self.db.close()
 
+    def _chunk(self, row: tuple) -> tuple[int, Chunk]:
+        where = f"index at {self.path.parent} is corrupt: chunk store {self.label}"
+        try:
+            return _row_to_chunk(row, where)
+        except IndexStateError as exc:
+            raise IndexStateError(f"{exc}; {self.hint}" if self.hint else str(exc)) from None
+
     # --- files ---------------------------------------------------------------------------
     def files(self) -> dict[str, tuple[str, str]]:
         """path -> (sha256, kind)."""
-        return {p: (h, k) for p, h, k in self.db.execute("SELECT path, sha256, kind FROM files")}
+        rows = list(self.db.execute("SELECT path, sha256, kind FROM files"))
+        if not all(isinstance(v, str) for row in rows for v in row):
+            msg = (f"index at {self.path.parent} is corrupt: chunk store {self.label} has "
+                   "files rows of the wrong type")
+            raise IndexStateError(f"{msg}; {self.hint}" if self.hint else msg)
+        return {p: (h, k) for p, h, k in rows}
 
     def put_file(self, path: str, sha256: str, kind: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?)", (path, sha256, kind))
@@ -106,7 +136,7 @@ class ChunkStore:
 
     def iter_chunks(self) -> Iterator[tuple[int, Chunk]]:
         for row in self.db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY id"):
-            yield _row_to_chunk(row)
+            yield self._chunk(row)
 
     def get(self, ids: Iterable[int]) -> dict[int, Chunk]:
         wanted = [int(i) for i in ids]
@@ -115,7 +145,7 @@ class ChunkStore:
             part = wanted[start:start + 500]
             marks = ",".join("?" * len(part))
             for row in self.db.execute(f"SELECT {_COLUMNS} FROM chunks WHERE id IN ({marks})", part):
-                cid, chunk = _row_to_chunk(row)
+                cid, chunk = self._chunk(row)
                 out[cid] = chunk
         return out
 

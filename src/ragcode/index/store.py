@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 from ragcode.config import Config, EmbedderConfig
 from ragcode.errors import IndexStateError
 from ragcode.index.chunk_store import ChunkStore
-from ragcode.index.manifest import read_manifest, rebuild_hint
+from ragcode.index.manifest import MANIFEST, Manifest, read_manifest, rebuild_hint
+from ragcode.index.names import check_index_name
 from ragcode.index.vectors import VectorIndex
 from ragcode.types import Chunk
 
@@ -25,32 +26,35 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def resolve_index_dir(name_or_path: str | Path, config: Config | None = None) -> Path:
-    """A folder holding ``manifest.json`` is used as given; otherwise ``<index.root>/<name>``."""
+    """A folder path (absolute, with a ``/``, or holding ``manifest.json``) is used as given;
+    anything else is an index name (``IndexNameError`` unless a plain one, see ``names.py``)
+    under ``index.root``."""
     path = Path(name_or_path).expanduser()
-    if (path / "manifest.json").exists() or path.is_absolute() or len(path.parts) > 1:
+    if (path / MANIFEST).exists() or path.is_absolute() or len(path.parts) > 1:
         return path
     root = Path((config or Config()).index.root).expanduser()
-    return root / str(name_or_path)
+    return root / check_index_name(str(name_or_path))
 
 
-def check_embedder(index_dir: Path, manifest: dict[str, Any], cfg: EmbedderConfig) -> None:
+def check_embedder(index_dir: Path, manifest: Manifest, cfg: EmbedderConfig) -> None:
     """Refuse an index whose vectors came from another embedder than ``cfg`` names."""
     from ragcode.embedding import embedder_key
 
-    built = manifest["embedder"]["name"]
+    built = manifest.embedder.name
     wanted = embedder_key(cfg)
     if built != wanted:
         raise IndexStateError(
             f"index at {index_dir} was built with embedder {built!r}, but the config asks for "
             f"{wanted!r}; vectors from different embedders cannot be mixed. Either use the "
-            f"embedder it was built with, or {rebuild_hint(index_dir, manifest.get('repo'))}.")
+            f"embedder it was built with, or {rebuild_hint(index_dir, manifest.repo or None)}.")
 
 
 class Index:
     """A built index, opened read-only.
 
     - ``name``, ``dir`` (the index folder), ``root`` (the repository it was built from),
-      ``manifest`` (dict), ``config`` (the resolved ``Config`` it was built with, or the one given).
+      ``manifest`` (a validated ``Manifest``), ``config`` (the resolved ``Config`` it was built
+      with, or the one given).
     - ``chunks() -> dict[int, Chunk]``: every chunk by int id, in id order (loaded once).
     - ``get(ids) -> list[Chunk]``: those chunks, in the order given.
     - ``search_vectors(query_vec, k, allowed_ids=None) -> list[(id, score)]``: cosine top-k.
@@ -59,22 +63,22 @@ class Index:
     - ``chunk_count``, ``vector_count``, ``vector_ids()``.
     """
 
-    def __init__(self, index_dir: Path, manifest: dict[str, Any], config: Config):
+    def __init__(self, index_dir: Path, manifest: Manifest, config: Config):
         self.dir = index_dir
         self.manifest = manifest
         self.config = config
-        self.name: str = manifest.get("name", index_dir.name)
-        self.root = Path(manifest.get("repo", ""))
+        self.name: str = manifest.name or index_dir.name
+        self.root = Path(manifest.repo)
         self.summary: Any = None  # set by index_repo to the build's IndexSummary
-        hint = rebuild_hint(index_dir, manifest.get("repo"))
+        self.hint = hint = rebuild_hint(index_dir, manifest.repo or None)
         try:
-            self._store = ChunkStore(index_dir / manifest["chunk_store"], readonly=True)
+            self._store = ChunkStore(index_dir / manifest.chunk_store, readonly=True, hint=hint)
             self._store.count()
         except Exception as exc:  # noqa: BLE001 - missing or unreadable SQLite file
             raise IndexStateError(
-                f"index at {index_dir} is corrupt: chunk store {manifest['chunk_store']} cannot be "
+                f"index at {index_dir} is corrupt: chunk store {manifest.chunk_store} cannot be "
                 f"opened ({exc}); {hint}") from None
-        vec_file = manifest.get("vectors")
+        vec_file = manifest.vectors
         try:
             self._vectors = VectorIndex.read(index_dir / vec_file) if vec_file else None
         except Exception as exc:  # noqa: BLE001 - faiss raises RuntimeError on a bad file
@@ -88,22 +92,21 @@ class Index:
         self._verify()
 
     def _verify(self) -> None:
-        hint = rebuild_hint(self.dir, self.manifest.get("repo"))
+        hint = self.hint
         try:
             n_chunks = self._store.count()
             n_flagged = self._store.count_vectors()
         except Exception as exc:  # noqa: BLE001 - any sqlite failure means a broken store
             raise IndexStateError(
                 f"index at {self.dir} is corrupt: chunk store unreadable ({exc}); {hint}") from None
-        counts = self.manifest["counts"]
+        counts = self.manifest.counts
         n_vectors = self._vectors.ntotal if self._vectors else 0
-        if n_chunks != counts.get("chunks") or n_vectors != n_flagged \
-                or n_vectors != counts.get("vectors"):
+        if n_chunks != counts.chunks or n_vectors != n_flagged or n_vectors != counts.vectors:
             raise IndexStateError(
-                f"index at {self.dir} is corrupt: manifest says {counts.get('chunks')} chunks / "
-                f"{counts.get('vectors')} vectors, chunk store has {n_chunks} chunks "
+                f"index at {self.dir} is corrupt: manifest says {counts.chunks} chunks / "
+                f"{counts.vectors} vectors, chunk store has {n_chunks} chunks "
                 f"({n_flagged} with vectors), FAISS has {n_vectors} vectors; {hint}")
-        dim = self.manifest["embedder"].get("dim")
+        dim = self.manifest.embedder.dim
         if self._vectors is not None and dim is not None and self._vectors.dim != dim:
             raise IndexStateError(
                 f"index at {self.dir} is corrupt: FAISS dim {self._vectors.dim} != manifest dim "
@@ -111,7 +114,7 @@ class Index:
 
     @property
     def chunk_count(self) -> int:
-        return int(self.manifest["counts"]["chunks"])
+        return self.manifest.counts.chunks
 
     @property
     def vector_count(self) -> int:
@@ -150,7 +153,13 @@ class Index:
             if self._embedder is None:
                 from ragcode.embedding import load_embedder
 
-                self._embedder = load_embedder(EmbedderConfig(**self.manifest["embedder"]["config"]))
+                try:
+                    cfg = EmbedderConfig(**self.manifest.embedder.config)
+                except Exception as exc:  # noqa: BLE001 - pydantic's multi-line ValidationError
+                    raise IndexStateError(
+                        f"index at {self.dir} is corrupt: its embedder settings are not valid "
+                        f"({' '.join(str(exc).split())[:200]}); {self.hint}") from None
+                self._embedder = load_embedder(cfg)
             return self._embedder
 
     def close(self) -> None:
@@ -158,7 +167,7 @@ class Index:
 
     def __repr__(self) -> str:
         return (f"Index(name={self.name!r}, chunks={self.chunk_count}, vectors={self.vector_count}, "
-                f"embedder={self.manifest['embedder']['name']!r})")
+                f"embedder={self.manifest.embedder.name!r})")
 
 
 def load_index(name_or_path: str | Path, config: Config | None = None) -> Index:
@@ -169,7 +178,11 @@ def load_index(name_or_path: str | Path, config: Config | None = None) -> Index:
     """
     if isinstance(name_or_path, Index):
         return name_or_path
-    index_dir = resolve_index_dir(name_or_path, config)
+    return open_index_dir(resolve_index_dir(name_or_path, config), config)
+
+
+def open_index_dir(index_dir: Path, config: Config | None = None) -> Index:
+    """``load_index`` for an index folder already resolved (no name lookup)."""
     for attempt in (1, 2):
         manifest = read_manifest(index_dir)
         if config is not None:
@@ -177,13 +190,13 @@ def load_index(name_or_path: str | Path, config: Config | None = None) -> Index:
             cfg = config
         else:
             try:
-                cfg = Config.model_validate(manifest.get("config", {}))
+                cfg = Config.model_validate(manifest.config)
             except Exception:  # noqa: BLE001 - an older config layout: fall back to defaults
                 cfg = Config()
         try:
             return Index(index_dir, manifest, cfg)
         except IndexStateError:
             # an update may have swapped the manifest and removed the files we were opening
-            if attempt == 2 or read_manifest(index_dir).get("generation") == manifest.get("generation"):
+            if attempt == 2 or read_manifest(index_dir).generation == manifest.generation:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover
