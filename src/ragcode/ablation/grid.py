@@ -27,9 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from ragcode.config import Config, _digest, load_config, read_yaml_mapping, set_dotted
+from ragcode.config import Config, _digest, load_config, read_yaml_mapping, set_dotted, validate_config
 from ragcode.errors import ConfigError
 
 MEASURES = ("retrieval", "generation")
@@ -114,11 +112,7 @@ class GridSpec:
         data = load_config(self.base).to_dict()
         for key, value in overrides.items():
             set_dotted(data, key, value)
-        try:
-            return Config.model_validate(data)
-        except ValidationError as exc:
-            lines = [f"  {'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
-            raise ConfigError(f"{where}: invalid config:\n" + "\n".join(lines)) from None
+        return validate_config(data, f"{where}: invalid config")
 
 
 def _label(varied: dict[str, Any]) -> str:

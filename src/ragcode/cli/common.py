@@ -20,7 +20,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(exc: RagcodeError) -> None:
-    err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+    """Print ``exc`` as one line on stderr (never wrapped, its text never read as markup)."""
+    from rich.text import Text
+
+    message = "; ".join(part.strip() for part in str(exc).splitlines() if part.strip())
+    err_console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True,
+                      highlight=False)
     raise typer.Exit(code=exc.exit_code)
 
 
