@@ -41,3 +41,28 @@ class BlockingScriptedLLM(ScriptedLLM):
             while True:
                 time.sleep(1)
         return super().generate(messages, n, sampling)
+
+
+def cli_argv(*args: str) -> list[str]:
+    """The real ``ragcode`` command line in a fresh interpreter (``subprocess.run(cli_argv(...))``)."""
+    import sys
+
+    return [sys.executable, "-c", "import sys; from ragcode.cli import main; main(sys.argv[1:])", *args]
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """The environment for ``cli_argv``: offline, with the tests folder importable (for
+    ``--llm bench_helpers:BlockingScriptedLLM``)."""
+    here = str(Path(__file__).parent)
+    return dict(os.environ, PYTHONPATH=f"{here}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+                HF_HUB_OFFLINE="1", **extra)
+
+
+def one_line_error(proc) -> str:  # noqa: ANN001 - a CompletedProcess with text output
+    """The single stderr line of a command that failed on bad input (exit 2, no traceback)."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr[-2000:]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: ")
+    return lines[0]

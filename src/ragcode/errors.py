@@ -43,3 +43,7 @@ class ExecutionError(RagcodeError):
 
 class RunConfigMismatchError(RagcodeError):
     """A run directory was started with a different config."""
+
+
+class OutputBusyError(RagcodeError):
+    """Another ragcode process is writing the same run folder or output file."""

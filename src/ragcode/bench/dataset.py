@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 HF_DATASET_ID = "super-dainiu/ml-bench"
 REQUIRED_FIELDS = ("github_id", "id", "instruction")
+TEXT_FIELDS = ("instruction", "github", "path", "oracle", "type", "output", "prefix_code")
 
 
 @dataclass
@@ -51,18 +52,36 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
     return value
 
 
+def as_int(value: Any, name: str) -> int:
+    """An integer field of an input record: an int or a string of one (``"3"``), or a float
+    without a fraction (parquet); ``TaskFormatError`` naming the field otherwise."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if not isinstance(value, bool) and isinstance(value, (int, str)):
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    raise TaskFormatError(f"{name} {value!r} is not an integer")
+
+
+def check_id(value: Any) -> None:
+    """A record ``id`` is a string or an integer (ML-Bench: an integer)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise TaskFormatError(f"id {value!r} is neither a string nor an integer")
+
+
 def task_from_record(rec: dict[str, Any]) -> Task:
     if not isinstance(rec, dict):
         raise TaskFormatError("record is not a JSON object")
     missing = [f for f in REQUIRED_FIELDS if rec.get(f) in (None, "")]
     if missing:
         raise TaskFormatError(f"missing field(s): {', '.join(missing)}")
-    try:
-        github_id = int(rec["github_id"])
-    except (TypeError, ValueError):
-        raise TaskFormatError(f"github_id {rec['github_id']!r} is not an integer") from None
-    if not isinstance(rec["instruction"], str):
-        raise TaskFormatError("instruction is not a string")
+    for name in TEXT_FIELDS:
+        if rec.get(name) is not None and not isinstance(rec[name], str):
+            raise TaskFormatError(f"{name} is a {type(rec[name]).__name__}, not a string")
+    check_id(rec["id"])
+    github_id = as_int(rec["github_id"], "github_id")
     task_type = rec.get("type") or ""
     if task_type and task_type not in ("Bash Script", "Python Code"):
         raise TaskFormatError(f"type {task_type!r} is neither 'Bash Script' nor 'Python Code'")
@@ -72,7 +91,7 @@ def task_from_record(rec: dict[str, Any]) -> Task:
         github_id=github_id,
         instruction=rec["instruction"],
         github=rec.get("github") or "",
-        repo_id=int(repo_id) if repo_id not in (None, "") else None,
+        repo_id=as_int(repo_id, "repo_id") if repo_id not in (None, "") else None,
         path=rec.get("path") or "",
         arguments=parse_arguments(rec.get("arguments")),
         oracle=rec.get("oracle") or "",
@@ -90,18 +109,18 @@ def tasks_from_records(records: Iterable[tuple[str, Any]]) -> LoadedTasks:
         except TaskFormatError as exc:
             rid = rec.get("id", where) if isinstance(rec, dict) else where
             out.skipped.append((str(rid), str(exc)))
-            log.warning("skipping malformed task %s: %s", rid, exc)
+            log.info("skipping malformed task %s: %s", rid, exc)  # callers report the count
     return out
 
 
 def _jsonl_records(path: Path) -> Iterable[tuple[str, Any]]:
-    with path.open(encoding="utf-8") as fh:
+    with path.open("rb") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
                 yield f"line {lineno}", json.loads(line)
-            except json.JSONDecodeError as exc:
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 yield f"line {lineno}", f"invalid JSON: {exc}"
 
 
@@ -148,4 +167,8 @@ def load_tasks(source: str | Path, split: str = "full") -> LoadedTasks:
         loaded = tasks_from_records(_hf_records(str(source), split))
     else:
         raise TaskFormatError(f"task file not found: {source}")
+    if loaded.skipped:
+        where, why = loaded.skipped[0]
+        log.warning("%s: skipped %d malformed task record(s) (first: %s: %s)", source,
+                    len(loaded.skipped), where, why)
     return loaded

@@ -2,7 +2,9 @@
 
 Input: ``RUN/`` (reads ``RUN/samples.jsonl`` and ``RUN/run.json``) or a JSONL file of
 ``{"id", "github_id", "output": [strings]}``. Records are matched to tasks by (id, github_id),
-as the official scorer does. Verdicts are cached by a hash of everything they depend on, so a
+as the official scorer does; a record whose (id, github_id) came before is left out (the first one
+is scored) and a malformed one (not an object, a non-integer github_id, no output list) too, both
+counted in the report (``skipped``). Verdicts are cached by a hash of everything they depend on, so a
 killed scoring resumes and a re-score only runs what changed; infrastructure failures are not
 cached (they are retried).
 """
@@ -16,40 +18,82 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ragcode.bench.dataset import as_int, check_id
 from ragcode.bench.jsonl import append_line, read_lines, repair_tail
-from ragcode.fileio import write_atomic
+from ragcode.fileio import FOLDER_LOCK, exclusive_output, write_atomic
 from ragcode.bench.legacy import LEGACY_N
 from ragcode.bench.report import TaskScore, build_report, markdown_table
 from ragcode.bench.scoring import ScoreContext, load_scorer, repo_dir_for
 from ragcode.config import Config
-from ragcode.errors import RagcodeError
+from ragcode.errors import RagcodeError, TaskFormatError
 from ragcode.types import Task, Verdict
 
 log = logging.getLogger(__name__)
 
 
 def load_outputs(source: str | Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """(records, run metadata) from a run directory or an outputs file."""
+    """(records, run metadata) from a run directory or an outputs file. Lines that are not JSON
+    objects are left out and described in ``meta["malformed"]``; ``score_outputs`` checks the
+    fields of the rest."""
     source = Path(source)
     meta: dict[str, Any] = {"source": str(source)}
+    problems: list[str] = []
     if source.is_dir():
         samples = source / "samples.jsonl"
         if not samples.exists():
             raise RagcodeError(f"{source} holds no samples.jsonl; is it a `ragcode mlbench run` --out directory?")
         run_json = source / "run.json"
         if run_json.exists():
-            info = json.loads(run_json.read_text())
-            meta.update({k: info.get(k) for k in ("setting", "llm", "model", "config_hash")})
-        records = [r for r in read_lines(samples) if "output" in r]
+            try:
+                info = json.loads(run_json.read_text())
+            except (OSError, ValueError):
+                info = {}
+            if isinstance(info, dict):
+                meta.update({k: info.get(k) for k in ("setting", "llm", "model", "config_hash")})
+        records = [r for r in read_lines(samples, problems) if "output" in r]
     elif source.is_file():
-        records = read_lines(source)
+        records = read_lines(source, problems)
     else:
         raise RagcodeError(f"nothing to score at {source}: give a run directory or an outputs .jsonl file")
-    bad = [i for i, r in enumerate(records, 1)
-           if not isinstance(r.get("output"), list) or "id" not in r or "github_id" not in r]
-    if bad:
-        raise RagcodeError(f"{source}: record(s) {bad[:5]} lack id, github_id or an output list")
+    meta["malformed"] = problems
     return records, meta
+
+
+Keyed = tuple[tuple[str, int], list[str]]  # ((id, github_id), outputs)
+
+
+def output_record(rec: dict[str, Any]) -> Keyed:
+    """The (id, github_id) key and the outputs of one outputs record; ``TaskFormatError`` when
+    a field is missing or of the wrong type."""
+    if rec.get("id") in (None, ""):
+        raise TaskFormatError("no id")
+    check_id(rec["id"])
+    github_id = as_int(rec.get("github_id"), "github_id")
+    outputs = rec.get("output")
+    if not isinstance(outputs, list):
+        raise TaskFormatError("output is not a list")
+    return (str(rec["id"]), github_id), [str(o) for o in outputs]
+
+
+def screen_records(records: list[dict[str, Any]]) -> tuple[list[Keyed], list[str], list[str]]:
+    """(valid (key, outputs) pairs, malformed descriptions, duplicate keys): a record whose
+    (id, github_id) came before is left out, the first one kept, as is a malformed one."""
+    valid: list[Keyed] = []
+    malformed: list[str] = []
+    duplicates: list[str] = []
+    seen: set[tuple[str, int]] = set()
+    for i, rec in enumerate(records, 1):
+        try:
+            key, outputs = output_record(rec)
+        except TaskFormatError as exc:
+            malformed.append(f"record {i} (id {rec.get('id')!r}): {exc}")
+            continue
+        if key in seen:
+            duplicates.append(f"{key[1]}:{key[0]}")
+            continue
+        seen.add(key)
+        valid.append((key, outputs))
+    return valid, malformed, duplicates
 
 
 # bump when a policy's rules or the failure classification change, so cached verdicts are redone
@@ -100,14 +144,16 @@ def score_outputs(
         repair_tail(cache_path)
         cache = {r["key"]: r["verdict"] for r in read_lines(cache_path) if "key" in r}
 
+    meta = dict(meta or {})
+    valid, malformed, duplicates = screen_records(records)
+    malformed = list(meta.pop("malformed", [])) + malformed
     matched: list[tuple[Task, list[str]]] = []
     unmatched, dropped = [], []
-    for rec in records:
-        task = by_key.get((str(rec["id"]), int(rec["github_id"])))
+    for (rid, github_id), outputs in valid:
+        task = by_key.get((rid, github_id))
         if task is None:
-            unmatched.append(f"{rec['github_id']}:{rec['id']}")
+            unmatched.append(f"{github_id}:{rid}")
             continue
-        outputs = [str(o) for o in rec["output"]]
         need = config.bench.legacy_require_n if policy == "mlbench-legacy" else 0
         if need and len(outputs) != need:
             dropped.append(task.key)
@@ -145,11 +191,19 @@ def score_outputs(
             "isolation": executor.isolation() if executor is not None else "not executed",
             "executor": config.execution.executor if executor is not None else None,
             "samples_per_task": max((len(o) for _, o in matched), default=0),
-            "unmatched": unmatched, "dropped": dropped, "missing": missing}
+            "unmatched": unmatched, "dropped": dropped, "missing": missing,
+            "duplicates": duplicates, "malformed": malformed,
+            "skipped": {"duplicates": len(duplicates), "malformed": len(malformed)}}
     if policy == "mlbench-legacy" and config.bench.legacy_require_n == LEGACY_N and dropped:
         info["note"] = (f"{len(dropped)} record(s) without exactly {LEGACY_N} samples were dropped, "
                         "as the official scorer does (set bench.legacy_require_n=0 to score them)")
-    info.update(meta or {})
+    skipped = [f"{n} {what} record(s)" for what, n in
+               (("duplicate", len(duplicates)), ("malformed", len(malformed))) if n]
+    if skipped:
+        first = f" (first: {malformed[0]})" if malformed else ""
+        note = f"left out {' and '.join(skipped)}; a duplicate's first record is scored{first}"
+        info["note"] = f"{info['note']}; {note}" if info.get("note") else note
+    info.update(meta)
     info["policy"] = policy
     return build_report(scored, info)
 
@@ -174,9 +228,16 @@ def score(
     progress: bool = False,
 ) -> dict[str, Any]:
     """Score a run directory (reports and the verdict cache go into it) or an outputs file."""
-    config = config or Config()
-    records, meta = load_outputs(source)
     source = Path(source)
+    if source.is_dir():  # a run folder: no run or other scoring writes it meanwhile
+        with exclusive_output(source / FOLDER_LOCK, f"run folder {source}"):
+            return _score(source, tasks, repos_dir, policy, config or Config(), execute, progress)
+    return _score(source, tasks, repos_dir, policy, config or Config(), execute, progress)
+
+
+def _score(source: Path, tasks: list[Task], repos_dir: str | Path, policy: str, config: Config,
+           execute: bool, progress: bool) -> dict[str, Any]:
+    records, meta = load_outputs(source)
     if source.is_dir():
         cache_path = source / "verdicts.jsonl"
     else:

@@ -11,6 +11,9 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+_JSON_NAMES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+               type(None): "null"}
+
 
 def repair_tail(path: Path) -> int:
     """Cut a torn last line (no trailing newline) off ``path``; returns the bytes removed."""
@@ -47,8 +50,10 @@ def append_line(path: Path, obj: Any) -> None:
         os.fsync(fh.fileno())
 
 
-def read_lines(path: Path) -> list[dict[str, Any]]:
-    """Every complete JSON line of ``path``; a torn or corrupt line is skipped with a warning."""
+def read_lines(path: Path, problems: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every complete JSON-object line of ``path``. A torn or corrupt line, or one that holds
+    another JSON value (an array, a number), is skipped with a warning and, when ``problems``
+    is given, described there (``"line 3: not valid JSON"``)."""
     if not path.exists():
         return []
     out = []
@@ -58,11 +63,15 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            torn = lineno == len(lines)
-            log.warning("%s line %d: %s, ignored", path, lineno,
-                        "torn last line" if torn else "not valid JSON")
+            rec = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            why = "torn last line" if lineno == len(lines) else "not valid JSON"
+        else:
+            if isinstance(rec, dict):
+                out.append(rec)
+                continue
+            why = f"a JSON {_JSON_NAMES.get(type(rec), 'value')}, not an object"
+        log.warning("%s line %d: %s, ignored", path, lineno, why)
+        if problems is not None:
+            problems.append(f"line {lineno}: {why}")
     return out
-
-

@@ -88,6 +88,10 @@ def _pct(x: float | None) -> str:
 def markdown_table(report: dict[str, Any]) -> str:
     head = (f"policy `{report.get('policy')}`, setting `{report.get('setting', '-')}`, "
             f"executed: {report.get('executed')}, isolation: {report.get('isolation', '-')}\n\n")
+    skipped = report.get("skipped") or {}
+    if any(skipped.values()):
+        head += (f"left out: {skipped.get('duplicates', 0)} duplicate record(s) (first kept), "
+                 f"{skipped.get('malformed', 0)} malformed record(s)\n\n")
     lines = ["| repository | n | pass@1 | pass@2 | pass@5 | unbiased pass@1 | model failures | infra failures |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
 

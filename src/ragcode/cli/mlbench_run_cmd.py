@@ -70,8 +70,6 @@ def run(
             overrides.append(f"{key}={value}")
     cfg = common.config_from(config, overrides)
     loaded = load_tasks(tasks, split=split)
-    if loaded.skipped and not quiet:
-        common.err_console.print(f"skipped {len(loaded.skipped)} malformed task(s)")
     done_now: list[str] = []
 
     def on_task(key: str) -> None:
