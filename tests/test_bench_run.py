@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bench_helpers import make_bench
+from bench_helpers import cli_argv, cli_env, make_bench, one_line_error
 from typer.testing import CliRunner
 
 from ragcode.bench.dataset import load_tasks
@@ -19,7 +19,8 @@ from ragcode.bench.runner import run_bench
 from ragcode.bench.settings import ContextBuilder
 from ragcode.cli import app
 from ragcode.config import load_config
-from ragcode.errors import RunConfigMismatchError
+from ragcode.errors import OutputBusyError, RunConfigMismatchError
+from ragcode.fileio import FOLDER_LOCK, exclusive_output
 from ragcode.types import Candidate
 
 ANSWER = "```bash\npython train.py --dataset citeseer --epochs 1\n```"
@@ -209,3 +210,80 @@ def test_bm25_setting_gives_the_paper_retrieval_context(tmp_path):
     ctx = ContextBuilder("bm25", repos, cfg(**{"context.budget": 300})).build(task)
     assert 0 < len(ctx.text) <= 300
     assert "train.py" in ctx.text or "cora" in ctx.text
+
+
+# --- one writer per run folder --------------------------------------------------------------
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_second_run_on_a_folder_a_run_is_writing_exits_2_and_writes_nothing(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=3)
+    out, blocked = tmp_path / "run", tmp_path / "blocked"
+    args = ["mlbench", "run", "--tasks", str(tasks_file), "--repos", str(repos), "--out", str(out),
+            "--setting", "none", "--llm", "bench_helpers:BlockingScriptedLLM", "-n", "1", "-q",
+            "--set", f"generation.llm.scripted_answers=[{json.dumps(ANSWER)}]"]
+    first = subprocess.Popen(cli_argv(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=cli_env(RAGCODE_TEST_BLOCKED=str(blocked), RAGCODE_TEST_BLOCK_AT="2"))
+    try:
+        _wait_for(blocked, first)  # the first run has written task 1 and is generating task 2
+        assert blocked.exists(), first.stderr.read().decode()[-2000:]
+        before = snapshot(out)
+        second = subprocess.run(cli_argv(*args), env=cli_env(), capture_output=True, text=True,
+                                timeout=120)
+        line = one_line_error(second)
+        assert "in use by another ragcode process" in line and f"pid {first.pid}" in line
+        assert str(out) in line and "mlbench run" in line
+        assert snapshot(out) == before  # not one task generated twice, nothing rewritten
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    # the lock died with its holder: the next run finishes the folder, every task once
+    done = subprocess.run(cli_argv(*args), env=cli_env(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "1 already done, 2 generated" in done.stdout
+    keys = [s["key"] for s in lines(out / "samples.jsonl")]
+    assert len(keys) == len(set(keys)) == 3
+
+
+def test_run_and_score_on_a_folder_another_process_holds_are_refused(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=2)
+    tasks = load_tasks(tasks_file).tasks
+    out = tmp_path / "run"
+    run_bench(tasks, repos, out, cfg(**{"generation.n": 5}), limit=1)
+    with exclusive_output(out / FOLDER_LOCK, "test holder"):  # as a running `mlbench run` does
+        before = snapshot(out)
+        with pytest.raises(OutputBusyError, match=f"pid {os.getpid()}"):
+            run_bench(tasks, repos, out, cfg(**{"generation.n": 5}))
+        res = CliRunner().invoke(app, ["mlbench", "score", str(out), "--tasks", str(tasks_file),
+                                       "--repos", str(repos), "--no-exec", "--json"])
+        assert res.exit_code == 2 and "in use by another ragcode process" in res.stderr
+        assert snapshot(out) == before  # no verdicts, no report
+    assert run_bench(tasks, repos, out, cfg(**{"generation.n": 5})).generated == 1  # released
+
+
+def test_retrieve_into_an_output_another_retrieve_writes_is_refused(tmp_path):
+    tasks_file, repos = make_bench(tmp_path, n_tasks=1)
+    out = tmp_path / "contexts.jsonl"
+    with exclusive_output(out.with_name(out.name + ".lock"), "test holder"):
+        res = CliRunner().invoke(app, ["mlbench", "retrieve", "--tasks", str(tasks_file), "--repos",
+                                       str(repos), "--out", str(out), "-q"])
+    assert res.exit_code == 2 and "in use by another ragcode process" in res.stderr
+    assert "Traceback" not in res.output and not out.exists()
+
+
+def test_ablation_grid_on_a_results_folder_another_grid_writes_is_refused(tmp_path):
+    from ablation_helpers import CountingRetrieval, make_world
+
+    from ragcode.ablation import grid_from_dict, run_grid
+
+    repos, tasks_file = make_world(tmp_path)
+    spec = grid_from_dict({"name": "t", "set": {"embedder.enabled": False, "retrieval.mode": "bm25"},
+                           "axes": {"context.budget": [120, 2000]}, "ks": [1]})
+    out, stage = tmp_path / "results", CountingRetrieval()
+    with exclusive_output(out / FOLDER_LOCK, "test holder"):
+        with pytest.raises(OutputBusyError, match="results folder"):
+            run_grid(spec, load_tasks(tasks_file).tasks, repos, out, retrieval_stage=stage,
+                     progress=False)
+    assert stage.calls == []

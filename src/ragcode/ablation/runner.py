@@ -32,6 +32,7 @@ from ragcode.ablation.stages import (
 from ragcode.bench.oracle_measure import tokens
 from ragcode.config import _digest
 from ragcode.errors import RagcodeError
+from ragcode.fileio import FOLDER_LOCK, exclusive_output
 from ragcode.types import Task
 
 log = logging.getLogger(__name__)
@@ -73,36 +74,38 @@ def run_grid(
     out = Path(out)
     if not tasks:
         raise RagcodeError("the ablation grid got no tasks; check --tasks (and --limit)")
-    retrieval_stage = retrieval_stage or default_retrieval_stage
-    generation_stage = generation_stage or default_generation_stage
-    extra = dict(overrides or {})
-    extra["index.root"] = str(Path(index_root).resolve() if index_root else (out / "indexes").resolve())
-    cells = spec.expand(extra)
-    store = ResultStore(out)
-    tkey = tasks_key(tasks)
-    result = GridResult(spec=spec, rows=[])
+    out.mkdir(parents=True, exist_ok=True)
+    with exclusive_output(out / FOLDER_LOCK, f"results folder {out}"):  # one grid at a time
+        retrieval_stage = retrieval_stage or default_retrieval_stage
+        generation_stage = generation_stage or default_generation_stage
+        extra = dict(overrides or {})
+        extra["index.root"] = str(Path(index_root).resolve() if index_root else (out / "indexes").resolve())
+        cells = spec.expand(extra)
+        store = ResultStore(out)
+        tkey = tasks_key(tasks)
+        result = GridResult(spec=spec, rows=[])
 
-    for i, cell in enumerate(_progress(cells, spec.name, progress)):
-        ckey = cell_key(cell.config, spec.measure, spec.measure_key(), tkey, repos)
-        row = store.load_cell(ckey)
-        if row is not None:
-            row.update(varied_values(spec, cell))  # rows read back show every varied field too
-            result.cached.append(cell.name)
-            log.info("cell %d/%d %s: finished before (%s), skipped", i + 1, len(cells), cell.name, ckey)
-        else:
-            row = _run_cell(cell, ckey, spec, tasks, tkey, repos, store, retrieval_stage,
-                            generation_stage, result)
-            store.save_cell(ckey, row)
-            result.computed.append(cell.name)
-            log.info("cell %d/%d %s: %s=%s in %.1fs", i + 1, len(cells), cell.name,
-                     spec.primary_metric, row.get(spec.primary_metric), row["seconds"])
-        result.rows.append(row)
-    result.seconds = time.perf_counter() - started
-    if report:
-        from ragcode.ablation.report import write_reports
+        for i, cell in enumerate(_progress(cells, spec.name, progress)):
+            ckey = cell_key(cell.config, spec.measure, spec.measure_key(), tkey, repos)
+            row = store.load_cell(ckey)
+            if row is not None:
+                row.update(varied_values(spec, cell))  # rows read back show every varied field too
+                result.cached.append(cell.name)
+                log.info("cell %d/%d %s: finished before (%s), skipped", i + 1, len(cells), cell.name, ckey)
+            else:
+                row = _run_cell(cell, ckey, spec, tasks, tkey, repos, store, retrieval_stage,
+                                generation_stage, result)
+                store.save_cell(ckey, row)
+                result.computed.append(cell.name)
+                log.info("cell %d/%d %s: %s=%s in %.1fs", i + 1, len(cells), cell.name,
+                         spec.primary_metric, row.get(spec.primary_metric), row["seconds"])
+            result.rows.append(row)
+        result.seconds = time.perf_counter() - started
+        if report:
+            from ragcode.ablation.report import write_reports
 
-        result.files = write_reports(result, out)
-    return result
+            result.files = write_reports(result, out)
+        return result
 
 
 def _run_cell(

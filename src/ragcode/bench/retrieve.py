@@ -7,7 +7,8 @@ the oracle measure (``bench/oracle_measure.py``), per repository and overall. Ta
 output file are not retrieved again (their stored context is re-scored), so a killed run resumes.
 The settings that shape a context are recorded beside the output (``OUT.config.json``); resuming
 with different ones is refused (``RunConfigMismatchError``) rather than mixing contexts from two
-configurations in one file. ``restart=True`` starts the file afresh.
+configurations in one file. ``restart=True`` starts the file afresh. The run holds
+``OUT.lock`` throughout, so a second retrieve into the same file is refused (``OutputBusyError``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ragcode.bench.oracle_measure import OracleScore, RepoOracle, Summary, summa
 from ragcode.bench.repos import repo_for
 from ragcode.config import Config, diff_settings
 from ragcode.errors import RepoNotFoundError, RunConfigMismatchError
-from ragcode.fileio import write_atomic, write_json_atomic
+from ragcode.fileio import exclusive_output, write_atomic, write_json_atomic
 from ragcode.types import Task
 
 log = logging.getLogger(__name__)
@@ -150,13 +151,21 @@ def run_retrieve(
     open_index: Callable[[Path, str, Path, Config], Any] = open_repo_index,
     restart: bool = False,
 ) -> RetrieveReport:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with exclusive_output(out.with_name(out.name + ".lock"), f"output {out}"):
+        return _retrieve_locked(tasks_file, Path(repos_dir), out, config, Path(index_root),
+                                on_task, open_index, restart)
+
+
+def _retrieve_locked(tasks_file: str | Path, repos_dir: Path, out: Path, config: Config,
+                     index_root: Path, on_task: Callable[[TaskResult], None] | None,
+                     open_index: Callable[[Path, str, Path, Config], Any],
+                     restart: bool) -> RetrieveReport:
     from ragcode.bench.paper_bm25 import PaperBM25
     from ragcode.chunking.walk import walk_repo
     from ragcode.retrieval.search import retrieve_context
 
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    repos_dir, index_root = Path(repos_dir), Path(index_root)
     tasks = load_tasks(tasks_file).tasks
     budget = config.context.budget
     if restart:

@@ -9,6 +9,8 @@
 
 A restart with the same config does only the tasks missing from ``samples.jsonl`` (a torn last
 line from a kill is cut off first); a different config is refused with ``RunConfigMismatchError``.
+The run holds ``RUN/.ragcode.lock`` throughout: a second run on the same folder is refused
+(``OutputBusyError``) instead of generating every task again beside the first.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcode.bench.jsonl import append_line, read_lines, repair_tail
-from ragcode.fileio import write_atomic
+from ragcode.fileio import FOLDER_LOCK, exclusive_output, write_atomic
 from ragcode.bench.settings import ContextBuilder
 from ragcode.config import Config, diff_settings
 from ragcode.errors import RunConfigMismatchError
@@ -115,6 +117,13 @@ def run_bench(
     """Generate ``config.generation.n`` answers for each task not yet in ``out``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    with exclusive_output(out / FOLDER_LOCK, f"run folder {out}"):
+        return _run_locked(tasks, repos_dir, out, config, limit, generate_fn, on_task)
+
+
+def _run_locked(tasks: list[Task], repos_dir: str | Path, out: Path, config: Config,
+                limit: int | None, generate_fn: GenerateFn | None,
+                on_task: Callable[[str], None] | None) -> RunSummary:
     _check_or_write_run_json(out, config)
     samples_path, outputs_path = out / "samples.jsonl", out / "outputs.jsonl"
     repair_tail(samples_path)
