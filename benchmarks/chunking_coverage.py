@@ -16,15 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import posixpath
-import shlex
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
 from ragcode.bench.repos import repo_for
 from ragcode.chunking import chunk_repo
-from ragcode.chunking.scripts.link import parse_command
 from ragcode.config import ChunkingConfig
+from ragcode.shell import script_calls
 
 
 def main() -> None:
@@ -56,16 +55,10 @@ def main() -> None:
         counts: Counter[str] = Counter()
         for t in by_repo[folder]:
             counts["tasks"] += 1
-            try:
-                words = shlex.split(t["output"].strip().split("\n")[0])
-            except ValueError:
+            calls = script_calls(t["output"])  # the first script the answer runs
+            if not calls or calls[0].kind == "module":
                 continue
-            parsed = parse_command(words)
-            if parsed is None:
-                continue
-            kind, target, rest = parsed
-            if kind == "module":
-                continue
+            target, rest = calls[0].target, calls[0].args
             counts["script_answers"] += 1
             base = t["path"].strip().lstrip("./").rstrip("/")
             script = posixpath.normpath(posixpath.join(base, target))

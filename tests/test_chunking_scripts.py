@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from fixture_repo import ABSL_PY, CLICK_PY, TRAIN_PY, TYPER_PY, make_fixture_repo
 from ragcode.chunking import chunk_repo, extract_flags, link_cli
-from ragcode.chunking.scripts.link import parse_command
+from ragcode.chunking.scripts import Flag
 from ragcode.chunking.scripts.table import chunk_cli
 from ragcode.config import ChunkingConfig
 from ragcode.types import Chunk, SourceFile, sha256_text
@@ -94,19 +92,18 @@ def test_script_without_a_parser_has_no_cli_chunk() -> None:
     assert extract_flags("x = 1\n") == []
 
 
-@pytest.mark.parametrize(("line", "expected"), [
-    ("python train.py --lr 0.1", ("script", "train.py", ["--lr", "0.1"])),
-    ("CUDA_VISIBLE_DEVICES=0 python3 -u main.py --a", ("script", "main.py", ["--a"])),
-    ("python -m pkg.mod --x 1", ("module", "pkg.mod", ["--x", "1"])),
-    ("torchrun --nproc_per_node 8 train.py --b", ("script", "train.py", ["--b"])),
-    ("python -m torch.distributed.launch --nproc_per_node=2 t.py", ("script", "t.py", [])),
-    ("accelerate launch --multi_gpu run.py", ("script", "run.py", [])),
-    ("bash scripts/run.sh 1", ("shell", "scripts/run.sh", ["1"])),
-    ("pip install demo", None),
-    ("python", None),
-])
-def test_parse_command(line: str, expected) -> None:  # type: ignore[no-untyped-def]
-    assert parse_command(line.split()) == expected
+def test_link_cli_reads_commands_with_the_shell_grammar() -> None:
+    """Placeholders stay words, redirections and comments go, quoted separators do not split."""
+    text = ("```\nnohup python train.py --data <path to data> --tag 'a;b' --k 2 > log.txt 2>&1 &"
+            "  # background\n. scripts/env.sh\n```")
+    chunks = [Chunk(path="README.md", kind="markdown", text=text, start_line=1, end_line=4),
+              Chunk(path="train.py", kind="cli", text="flags", start_line=1, end_line=1,
+                    metadata={"script": "train.py"})]
+    cmds = link_cli(chunks)[0].metadata["commands"]
+    assert [(c["command"], c["script"], c["flags"], c["line"]) for c in cmds] == [
+        ("nohup python train.py --data <path to data> --tag a;b --k 2", "train.py",
+         ["--data", "--tag", "--k"], 2),
+        (". scripts/env.sh", None, [], 3)]
 
 
 def test_link_cli_links_docs_and_scripts_both_ways(tmp_path: Path) -> None:
@@ -179,3 +176,61 @@ def test_script_without_parser_gets_the_flags_of_modules_it_imports() -> None:
     assert cmd["flags_from"] == ["options/base_options.py"]
     assert out[0].metadata["cli_links"] == [out[6].id]
     assert out[6].metadata["cli_links"] == [out[0].id]
+
+
+def test_flag_values_argparse_aliases_dest_and_option_strings() -> None:
+    src = (
+        "import argparse\n"
+        "p = argparse.ArgumentParser()\n"
+        "p.add_argument('-b', '--batch_size', type=int, default=32, help='batch')\n"
+        "p.add_argument('--opt', choices=('adam', 'sgd'), required=True)\n"
+        "p.add_argument('--no-cuda', action='store_true', dest='no_gpu')\n"
+        "p.add_argument('--layers', nargs='+', type=int, default=[2, 3])\n"
+        "p.add_argument('files', nargs='*')\n"
+    )
+    flags = extract_flags(src)
+    assert [(f.names, f.dest, f.type, f.default, f.choices, f.required) for f in flags] == [
+        (["--batch_size", "-b"], "batch_size", "int", 32, None, False),
+        (["--opt"], "opt", "str", None, ["adam", "sgd"], True),
+        (["--no-cuda"], "no_gpu", "bool", False, None, False),
+        (["--layers"], "layers", "int", [2, 3], None, False),
+        (["files"], "files", "str", None, None, False),
+    ]
+    assert flags[2].action == "store_true" and flags[3].nargs == "+" and flags[4].positional
+    assert flags[0].option_strings() == ["--batch_size", "-b"]
+    assert flags[4].option_strings() == []
+    assert [Flag.from_dict(f.to_dict()) for f in flags] == flags  # the cli chunk's metadata
+    assert flags[0].to_dict()["dest"] == "batch_size" and "nargs" not in flags[0].to_dict()
+
+
+def test_flag_values_click_and_absl() -> None:
+    click_src = (
+        "import click\n"
+        "@click.command()\n"
+        "@click.option('-n', '--num-epochs', 'epochs', type=int, default=3, required=True)\n"
+        "@click.option('--shout/--no-shout', default=False)\n"
+        "@click.option('--mode', type=click.Choice(['a', 'b']))\n"
+        "def main(epochs, shout, mode):\n    pass\n"
+    )
+    flags = extract_flags(click_src)
+    assert [(f.names, f.dest, f.type, f.default, f.choices, f.required) for f in flags] == [
+        (["--num-epochs", "-n"], "epochs", "int", 3, None, True),
+        (["--shout/--no-shout"], "shout", "str", False, None, False),
+        (["--mode"], "mode", "choice", None, ["a", "b"], False),
+    ]
+    assert flags[1].option_strings() == ["--shout", "--no-shout"]
+    absl_src = (
+        "from absl import flags\n"
+        "flags.DEFINE_boolean('use_tpu', False, 'Use a TPU.')\n"
+        "flags.DEFINE_enum('opt', 'adam', ['adam', 'sgd'], 'Optimizer.')\n"
+        "flags.DEFINE_integer('steps', None, 'Steps.', lower_bound=0)\n"
+        "flags.DEFINE_multi_string('gin', [], 'Gin files.')\n"
+    )
+    flags = extract_flags(absl_src)
+    assert [(f.name, f.dest, f.type, f.default, f.choices, f.help) for f in flags] == [
+        ("--use_tpu", "use_tpu", "bool", False, None, "Use a TPU."),
+        ("--opt", "opt", "enum", "adam", ["adam", "sgd"], "Optimizer."),
+        ("--steps", "steps", "int", None, None, "Steps."),
+        ("--gin", "gin", "list[str]", [], None, "Gin files."),
+    ]
+    assert flags[0].option_strings() == ["--use_tpu", "--nouse_tpu"]

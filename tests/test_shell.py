@@ -35,7 +35,8 @@ def call(text: str) -> ScriptCall | None:
     ("source env.sh", "source", "script", "env.sh", [], []),
     (". env.sh", ".", "script", "env.sh", [], []),
     ("./run.sh --x", "", "script", "./run.sh", ["--x"], []),
-    ("tools/train.py cfg.py", "", "script", "tools/train.py", ["cfg.py"], []),
+    ("scripts/run.sh", "", "script", "scripts/run.sh", [], []),
+    ("../tools/train.py cfg.py", "", "script", "../tools/train.py", ["cfg.py"], []),
     ("%run demo.py --n 2", "%run", "script", "demo.py", ["--n", "2"], []),
 ])
 def test_each_launcher_form(text, launcher, kind, target, args, launcher_args) -> None:
@@ -45,7 +46,7 @@ def test_each_launcher_form(text, launcher, kind, target, args, launcher_args) -
 @pytest.mark.parametrize("text", [
     "pip install demo", "python", "python -c 'import x; print(x)'", "accelerate config",
     "bash -c 'python x.py'", "run.sh", "train.py --x 1", "cd examples", "source activate env",
-    "python -m",
+    "python -m", "tools/train.py", "backend/__init__.py",
 ])
 def test_commands_that_run_no_script(text: str) -> None:
     assert call(text) is None
@@ -88,6 +89,8 @@ def test_quotes_and_redirections() -> None:
         ["python", "x.py", "--a", "1"], ["tee", "log.txt"]]
     assert split_commands("python x.py --gpu 2 > log.txt") == [["python", "x.py", "--gpu", "2"]]
     assert split_commands("python x.py &> out.log < in.txt --b") == [["python", "x.py", "--b"]]
+    assert split_commands("python x.py --data <path to data> --k <k>") == [
+        ["python", "x.py", "--data", "<path to data>", "--k", "<k>"]]  # placeholders
 
 
 def test_unbalanced_quotes_are_tolerated() -> None:

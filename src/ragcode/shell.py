@@ -9,8 +9,9 @@ A leaf module: it imports nothing from ragcode.
 - ``tokenize(line)``: POSIX-style words of one line: ``'...'`` and ``"..."`` quoting,
   backslash escapes, ``#`` comments (at the start of a word only), the separators ``&&``,
   ``||``, ``;``, ``|``, ``|&``, ``&`` kept as tokens, and redirections (``> log``, ``2>&1``,
-  ``&> f``, ``< in``) dropped with their targets. A quote that is not closed on its line is kept
-  as a literal character instead of failing.
+  ``&> f``, ``< in``) dropped with their targets. ``<placeholder>`` (no space after ``<`` or
+  before ``>``, as in docs and answers: ``--data <path>``) is a word, not two redirections. A
+  quote that is not closed on its line is kept as a literal character instead of failing.
 - ``split_commands(text)``: a bash answer -> simple commands (word lists), split at separators
   and newlines.
 - ``split_prefix(words)``: ``(env, rest)``: leading ``VAR=value`` assignments and wrappers
@@ -23,8 +24,9 @@ A leaf module: it imports nothing from ragcode.
 Forms ``parse_command`` recognises (after env assignments and wrappers):
 ``python[3[.x]] [opts] X.py``, ``python -m pkg.mod``, ``python -m torch.distributed.run|launch
 [opts] X.py``, ``torchrun|deepspeed|horovodrun|mpirun|srun [opts] X.py|X.sh``, ``accelerate
-launch [opts] X.py``, ``bash|sh|zsh|source|. [opts] X.sh|X.py``, ``./X.sh``, ``dir/X.py``
-(a path with a ``/``: run directly), ``%run X.py`` (notebooks).
+launch [opts] X.py``, ``bash|sh|zsh|source|. [opts] X.sh|X.py``, ``dir/X.sh`` and ``./X.py``
+(run directly; a bare ``X.sh`` or ``dir/X.py`` is not a command: docs name files that way),
+``%run X.py`` (notebooks).
 
 Not modelled: heredoc bodies, ``( ... )`` subshells, ``$( ... )`` with spaces inside, quotes
 spanning lines (each line is read on its own), ``bash -c "..."`` (no script call).
@@ -91,6 +93,7 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
 
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
+  | (?P<placeholder><(?=[^\s<>])[^<>]*(?<=[^\s<>])>)
   | (?P<redir>&>>|&>|>>|>&|>\||<<<|<<-?|<>|<&|>|<)
   | (?P<sep>&&|\|\||;;|\|&|[;|&])
   | '(?P<single>[^']*)'
@@ -144,7 +147,7 @@ def _lex(line: str) -> list[tuple[bool, str]]:
                 piece = _DOUBLE_ESCAPE.sub(r"\1", m.group("double"))
             elif kind == "escaped":
                 piece = m.group("escaped")
-            else:  # plain characters, a '#' inside a word, a quote that is never closed
+            else:  # plain text, a <placeholder>, a '#' inside a word, a quote never closed
                 piece = m.group()
             if kind != "chars" or not piece.isdigit():
                 fd_like = False
@@ -254,7 +257,8 @@ def parse_command(words: list[str]) -> ScriptCall | None:
         if k < len(rest) and rest[k].endswith((".sh", ".py")):
             return ScriptCall(head, "script", rest[k], rest[k + 1:], rest[:k], env)
         return None
-    if head.endswith((".sh", ".py")) and "/" in head:
+    if head.endswith(".sh") and "/" in head or head.endswith(".py") and head.startswith(
+            ("./", "../")):
         return ScriptCall("", "script", head, rest, [], env)
     return None
 

@@ -16,7 +16,9 @@ See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 
 # Bump when a chunker's output changes for the same input and settings: indexes built by an
 # older version are then re-chunked on the next `ragcode index` (vectors still come from the cache).
-CHUNKING_VERSION = 1
+# 2: README commands read with ragcode.shell (redirections dropped, <placeholders> kept,
+#    `. x.sh`, `/bin/bash x.sh`, `%run` found); cli flag metadata gains `dest`.
+CHUNKING_VERSION = 2
 
 from ragcode.chunking.scripts import extract_flags, link_cli  # noqa: E402
 from ragcode.chunking.pipeline import (  # noqa: E402

@@ -31,7 +31,7 @@ _ABSL_TYPES = {
 # the keys every flag dict has, in the order the cli chunk metadata always had them
 _DICT_KEYS = ("name", "aliases", "type", "default", "default_literal", "choices", "required",
               "help", "positional", "line", "parser")
-_OPTIONAL_KEYS = ("subcommand", "nargs", "action")  # stored only when set
+_OPTIONAL_KEYS = ("subcommand", "nargs", "action", "dest")  # stored only when set
 
 
 @dataclass

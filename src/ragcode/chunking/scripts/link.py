@@ -11,96 +11,19 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from dataclasses import replace
 from typing import Any
 
+from ragcode import shell
 from ragcode.types import Chunk
 
 _DOC_KINDS = ("markdown", "notebook", "shell", "text")
-_CMD_HINT = re.compile(r"\b(?:python[\d.]*|torchrun|deepspeed|accelerate|bash|sh|%run)\b|\.sh\b")
+# a cheap test before a chunk is read line by line
+_CMD_HINT = re.compile(rf"\b(?:{shell.LAUNCHER_WORD})\b|%run\b|\.sh\b|\./\S+\.py\b")
 _PROMPT = re.compile(r"^\s*(?:\$|>>>|>|#\s*\$|!|%%bash|%%sh)\s*")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
-_IN_PROSE = re.compile(
-    r"(?:^|[\s(\[\"'])((?:python[\d.]*|torchrun|bash|sh)\s+[\w./-]+\.(?:py|sh)\b[^)\]\"'`]*)")
-_SEP = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
-_PYTHON = re.compile(r"^(?:.*/)?python[\d.]*$")
-_LAUNCHERS = {"torchrun", "deepspeed", "horovodrun", "mpirun", "srun", "accelerate"}
-_WRAPPERS = {"nohup", "time", "exec", "sudo", "env", "CUDA_LAUNCH_BLOCKING=1"}
-
-
-def _logical_lines(text: str) -> list[tuple[int, str]]:
-    """Lines with ``\\`` continuations joined, each with its 0-based first line index."""
-    out: list[tuple[int, str]] = []
-    buf, first = "", 0
-    for i, line in enumerate(text.split("\n")):
-        if not buf:
-            first = i
-        stripped = line.rstrip()
-        if stripped.endswith("\\"):
-            buf += stripped[:-1] + " "
-            continue
-        out.append((first, buf + line))
-        buf = ""
-    if buf:
-        out.append((first, buf))
-    return out
-
-
-def _split_words(s: str) -> list[str]:
-    try:
-        return shlex.split(s, comments=True)
-    except ValueError:
-        return s.split()
-
-
-def parse_command(words: list[str]) -> tuple[str, str, list[str]] | None:
-    """``(kind, target, args)`` for a command that runs a script; kind is script/module/shell."""
-    i = 0
-    while i < len(words) and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[i])
-                              or words[i] in _WRAPPERS):
-        i += 1
-    if i >= len(words):
-        return None
-    head = words[i]
-    rest = words[i + 1:]
-    if head == "%run" and rest:
-        return "script", rest[0], rest[1:]
-    if _PYTHON.match(head):
-        j = 0
-        while j < len(rest) and rest[j].startswith("-") and rest[j] != "-m":
-            j += 2 if rest[j] in ("-W", "-X") else 1
-        if j < len(rest) and rest[j] == "-m" and j + 1 < len(rest):
-            module = rest[j + 1]
-            if module.startswith("torch.distributed"):
-                return _first_script(rest[j + 2:])
-            return "module", module, rest[j + 2:]
-        if j < len(rest) and rest[j].endswith(".py"):
-            return "script", rest[j], rest[j + 1:]
-        return None
-    if head in _LAUNCHERS or head.endswith("/torchrun"):
-        return _first_script(rest)
-    if head in ("bash", "sh", "source", "zsh") and rest:
-        k = 0
-        while k < len(rest) and rest[k].startswith("-"):
-            k += 1
-        if k < len(rest) and rest[k].endswith(".sh"):
-            return "shell", rest[k], rest[k + 1:]
-        return None
-    if head.endswith(".sh") and "/" in head:
-        return "shell", head, rest
-    if head.endswith(".py") and head.startswith("./"):
-        return "script", head, rest
-    return None
-
-
-def _first_script(words: list[str]) -> tuple[str, str, list[str]] | None:
-    for k, w in enumerate(words):
-        if w.endswith(".py") and not w.startswith("-"):
-            return "script", w, words[k + 1:]
-        if w == "-m" and k + 1 < len(words):
-            return "module", words[k + 1], words[k + 2:]
-    return None
+_IN_PROSE = re.compile(  # "(ex. python test.py)" inside a sentence
+    rf"(?:^|[\s(\[\"'])((?:{shell.LAUNCHER_WORD})\s+[\w./-]+\.(?:py|sh)\b[^)\]\"'`]*)")
 
 
 def _ancestors(folder: str) -> list[str]:
@@ -195,19 +118,17 @@ def find_commands(chunk: Chunk, resolver: _Resolver) -> list[dict[str, Any]]:
     doc_dir = posixpath.dirname(chunk.path)
     cwd: str | None = None
     found = []
-    for offset, line in _logical_lines(chunk.text):
+    for offset, line in shell.logical_lines(chunk.text):
         line = line.strip()
         if not line:
             continue
         spans = _INLINE_CODE.findall(line) if "`" in line.strip("`") else []
         line = _PROMPT.sub("", line.strip("`"))
-        segments = [*_SEP.split(line), *spans]
-        if not any(parse_command(_split_words(seg)) for seg in segments):
-            segments += _IN_PROSE.findall(line)  # "(ex. python test.py)" inside a sentence
-        for segment in segments:
-            words = _split_words(segment)
-            if not words:
-                continue
+        commands = [words for part in [line, *spans] for words in shell.split_commands(part)]
+        if not any(shell.parse_command(words) for words in commands):
+            commands += [words for part in _IN_PROSE.findall(line)
+                         for words in shell.split_commands(part)]
+        for words in commands:
             if words[0] == "cd" and len(words) > 1:
                 base = cwd if cwd is not None else doc_dir
                 cwd = posixpath.normpath(posixpath.join(base, words[1].rstrip("/"))) \
@@ -215,16 +136,14 @@ def find_commands(chunk: Chunk, resolver: _Resolver) -> list[dict[str, Any]]:
                 if cwd == ".":
                     cwd = ""
                 continue
-            parsed = parse_command(words)
-            if parsed is None:
+            call = shell.parse_command(words)
+            if call is None:
                 continue
-            kind, target, args = parsed
-            script = resolver.resolve(target, kind, doc_dir, cwd)
             found.append({
                 "command": " ".join(words),
-                "target": target,
-                "script": script,
-                "flags": [a.split("=", 1)[0] for a in args if a.startswith("-")],
+                "target": call.target,
+                "script": resolver.resolve(call.target, call.kind, doc_dir, cwd),
+                "flags": [a.split("=", 1)[0] for a in call.args if a.startswith("-")],
                 "line": chunk.start_line + offset if chunk.kind != "notebook" else None,
             })
     return found
