@@ -97,7 +97,7 @@ def test_memory_hog_fails_under_the_memory_cap(repo, image):
     res = run(docker_executor(image, memory_mb=128), repo, "x = b'x' * (2 * 1024 ** 3)\nprint('got it')",
               mode="python", timeout=20)
     assert res.exit_code not in (0, None) and "got it" not in res.stdout, res
-    assert res.extra.get("limit_hit") == "memory" or "MemoryError" in res.stderr
+    assert res.limit_hit == "memory" or "MemoryError" in res.stderr
 
 
 def test_writes_outside_the_scratch_copy_do_not_land_on_the_host(repo, image, tmp_path):
@@ -193,7 +193,7 @@ def test_disk_fill_fails_at_disk_mb_in_total_and_not_on_the_host(repo, image):
             f"dd if=/dev/zero of=/dev/shm/{name} bs=1M count=12 status=none && echo third-ok; exit 1")
     res = run(docker_executor(image, disk_mb=16), repo, code)
     assert "first-ok" in res.stdout and "second-ok" not in res.stdout and "third-ok" not in res.stdout, res
-    assert "No space left on device" in res.stderr and res.extra.get("limit_hit") == "disk"
+    assert "No space left on device" in res.stderr and res.limit_hit == "disk"
     assert not Path("/tmp", name).exists() and not Path("/dev/shm", name).exists()
     assert not list(repo.rglob(f"fill-{name}"))
 

@@ -245,10 +245,10 @@ class DockerExecutor:
             code, stream, timed_out = self._exec(container, argv, cwd, timeout)
             duration = round(time.monotonic() - start, 3)
             stderr = _tail(stream.err)
-            hit = self._limit_hit(container, stderr) if code not in (0, None) else ""
-            extra = {"limit_hit": hit} if hit else {}
+            # checked after an exit 0 too: an answer that hid its "No space left" still failed
+            hit = self._limit_hit(container, stderr)
             return ExecResult(None if timed_out else code, timed_out, iso, stdout=_tail(stream.out),
-                              stderr=stderr, duration_s=duration, extra=extra)
+                              stderr=stderr, duration_s=duration, limit_hit=hit)
         except ExecutionError as exc:
             return ExecResult(None, False, iso, infra_error=str(exc))
         except Exception as exc:  # noqa: BLE001 - docker errors are infrastructure failures
@@ -304,7 +304,7 @@ class DockerExecutor:
         return info["ExitCode"], stream, False
 
     def _limit_hit(self, container: Any, stderr: str) -> str:
-        """Which bound a failed answer ran into: ``disk`` (the tmpfs is full), ``memory`` (the
+        """Which bound an answer ran into: ``disk`` (the tmpfs is full), ``memory`` (the
         OOM killer struck in the container's cgroup), or ``""``."""
         if DISK_FULL in stderr:
             return "disk"
