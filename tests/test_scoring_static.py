@@ -6,8 +6,9 @@ import pytest
 from exec_helpers import make_repo
 
 from ragcode.bench.scoring import ScoreContext, environment_failure, load_scorer
-from ragcode.bench.static_checks import flag_accepted, script_calls, split_commands
+from ragcode.bench.static_checks import flag_accepted
 from ragcode.config import load_config
+from ragcode.shell import script_calls, split_commands
 from ragcode.types import Task
 
 
@@ -29,10 +30,13 @@ def bash_task(**kw):
 def test_split_and_script_calls_follow_launchers():
     assert split_commands("cd a && python x.py --y 1; echo hi | cat") == [
         ["cd", "a"], ["python", "x.py", "--y", "1"], ["echo", "hi"], ["cat"]]
-    assert script_calls("python -m torch.distributed.run --nproc_per_node=8 evaluate.py --cfg a.yaml") == [
+    def calls(text):
+        return [(c.target, c.args) for c in script_calls(text)]
+
+    assert calls("python -m torch.distributed.run --nproc_per_node=8 evaluate.py --cfg a.yaml") == [
         ("evaluate.py", ["--cfg", "a.yaml"])]
-    assert script_calls("CUDA_VISIBLE_DEVICES=0 python train.py --a 1 > log.txt") == [("train.py", ["--a", "1"])]
-    assert script_calls("pip install x") == []
+    assert calls("CUDA_VISIBLE_DEVICES=0 python train.py --a 1 > log.txt") == [("train.py", ["--a", "1"])]
+    assert calls("pip install x") == []
 
 
 def test_flag_acceptance_rules():
@@ -49,6 +53,12 @@ def test_flag_acceptance_rules():
     ("bash run.sh --dataset citeseer ", True, None),
     ("python train.py --dataset citeseer --lr 0.1", False, "flags_known"),
     ("python missing.py --dataset citeseer", False, "script_exists"),
+    # wrappers and redirections are read as bash reads them
+    ("nohup python train.py --dataset citeseer > log.txt 2>&1 &", True, None),
+    ("python train.py > log.txt --dataset citeseer --lr 0.1", False, "flags_known"),
+    ("python train.py -b 4 --batch-size 4 --data citeseer", True, None),  # alias, unique prefix
+    # a bare script name is not a command bash can run (no ./): no script is run
+    ("train.py --dataset citeseer", False, "script_exists"),
 ])
 def test_static_policy_on_shell_answers(ctx, answer, ok, failing):
     v = load_scorer("static").score_sample(bash_task(), answer, 0, ctx)

@@ -1,9 +1,9 @@
 """Checks an answer can pass or fail without running it (the ``static`` policy).
 
-- the script a shell answer runs (``python x.py``, ``bash x.sh``, ``./x.sh``) exists under the
-  task's path;
-- every ``--flag`` (and ``-f``) given to a python script is one its parser accepts (argparse
-  ``add_argument`` and absl/TF ``DEFINE_*`` names, read from the script's syntax tree; argparse's
+- the script a shell answer runs (``python x.py``, ``bash x.sh``, ``./x.sh``, ``torchrun ...
+  x.py``: every form ``ragcode.shell`` reads) exists under the task's path;
+- every ``--flag`` (and ``-f``) given to a python script is one its parser accepts (the option
+  strings of the ``Flag``s the chunking stage extracts: argparse, click, typer, absl; argparse's
   unique-prefix abbreviations are accepted; a script whose parser cannot be read is not judged);
 - a python answer parses and imports only modules found in the repository (task path or
   repository root) or in the repository's interpreter.
@@ -17,15 +17,13 @@ import importlib.util
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_SEPARATORS = {"&&", "||", ";", "|", "&"}
-_RUNNERS = {"python", "python3", "bash", "sh", "source", ".", "accelerate", "torchrun",
-            "deepspeed", "CUDA_VISIBLE_DEVICES"}
+from ragcode.shell import script_calls
+
 _SHORT_FLAG = re.compile(r"^-[A-Za-z]")
 
 
@@ -35,69 +33,10 @@ class StaticResult:
     notes: list[str] = field(default_factory=list)
 
 
-def split_commands(text: str) -> list[list[str]]:
-    """Shell answer -> simple commands (token lists), split at ``&&``, ``;``, ``|`` and newlines."""
-    commands: list[list[str]] = []
-    for line in text.replace("\\\n", " ").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
-            lexer.whitespace_split = True
-            tokens = list(lexer)
-        except ValueError:
-            tokens = line.split()
-        current: list[str] = []
-        for tok in tokens:
-            if tok in _SEPARATORS or set(tok) <= set(";&|"):
-                if current:
-                    commands.append(current)
-                current = []
-            else:
-                current.append(tok)
-        if current:
-            commands.append(current)
-    return commands
-
-
-def _is_runner(tok: str) -> bool:
-    base = tok.rsplit("/", 1)[-1]
-    return base in _RUNNERS or base.startswith("python") or ("=" in tok and not tok.startswith("-"))
-
-
-def script_calls(text: str) -> list[tuple[str, list[str]]]:
-    """(script path, its arguments) for each ``.py``/``.sh`` script a shell answer runs.
-
-    A command counts when it starts with the script itself or with a runner (``python``,
-    ``bash``, ``torchrun``, ``VAR=value``, ...); launchers such as ``python -m
-    torch.distributed.run --nproc_per_node=8 x.py`` are looked through to the script.
-    """
-    calls = []
-    for cmd in split_commands(text):
-        if not cmd:
-            continue
-        if not (cmd[0].endswith((".py", ".sh")) or _is_runner(cmd[0])):
-            continue
-        for i, tok in enumerate(cmd):
-            if tok.endswith((".py", ".sh")) and not tok.startswith("-") and "=" not in tok:
-                args = []
-                for a in cmd[i + 1:]:
-                    if a.startswith((">", "2>", "<")):
-                        break
-                    args.append(a)
-                calls.append((tok, args))
-                break
-    return calls
-
-
 @functools.lru_cache(maxsize=512)
 def _parser_flags(script: Path) -> frozenset[str] | None:
-    """Option strings a script's parser defines, or None when none can be read.
-
-    Uses the chunking stage's CLI extractor (argparse, click, typer, absl); falls back to a
-    plain syntax-tree scan of ``add_argument`` / ``DEFINE_*`` calls.
-    """
+    """Option strings a script's parser accepts, or None when none can be read: the
+    ``Flag.option_strings()`` of the chunking stage's extractor (argparse, click, typer, absl)."""
     try:
         text = script.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -106,34 +45,9 @@ def _parser_flags(script: Path) -> frozenset[str] | None:
         from ragcode.chunking.scripts.flags import extract_flags
 
         declared = extract_flags(text)
-    except Exception:  # noqa: BLE001 - an unparsable file: try the fallback
-        declared = None
-    if declared:
-        flags = {n for f in declared for n in f.names if isinstance(n, str) and n.startswith("-")}
-        flags.update("--no" + f.name[2:] for f in declared
-                     if f.parser == "absl" and str(f.type or "").startswith("bool"))
-        if flags:
-            flags.update({"-h", "--help"})
-            return frozenset(flags)
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except Exception:  # noqa: BLE001 - an unreadable file: its flags are not judged
         return None
-    flags: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        if name == "add_argument":
-            for arg in node.args:
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("-"):
-                    flags.add(arg.value)
-        elif name.startswith("DEFINE") and node.args:
-            first = node.args[0]
-            if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                flags.add("--" + first.value)
-                if name == "DEFINE_bool" or name == "DEFINE_boolean":
-                    flags.add("--no" + first.value)
+    flags = {s for f in declared for s in f.option_strings()}
     if not flags:
         return None
     flags.update({"-h", "--help"})
@@ -164,13 +78,14 @@ def used_flags(args: list[str]) -> list[str]:
 
 def check_shell(text: str, repo_dir: Path, task_dir: Path) -> StaticResult:
     res = StaticResult()
-    calls = script_calls(text)
+    calls = [c for c in script_calls(text) if c.kind == "script"]
     if not calls:
         res.checks["script_exists"] = False
         res.notes.append("no .py or .sh script is run")
         return res
     exists, flags_ok = True, True
-    for script, args in calls:
+    for call in calls:
+        script, args = call.target, call.args
         path = (task_dir / script) if not script.startswith("/") else Path(script)
         if not path.is_file():
             exists = False
