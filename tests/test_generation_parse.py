@@ -76,6 +76,21 @@ def test_classify_uses_content_over_label():
     assert classify("x = 1", "") == "python"
 
 
+@pytest.mark.parametrize("code", [
+    "time python x.py", "python3.8 x.py --a", "/usr/bin/python x.py", "sudo python x.py",
+    "mpirun -np 2 python x.py", "srun bash run.sh", "zsh run.sh", ". env.sh && python x.py",
+    "lr=0.1 python a.py",
+])
+def test_every_launcher_of_the_shell_grammar_is_bash(code):
+    assert classify(code, "") == "bash"
+    assert parse_answer(code).code == code
+
+
+def test_a_python_assignment_to_a_command_name_is_python():
+    assert classify("ls = []\nprint(ls)", "bash") == "python"
+    assert classify("time = 3\nprint(time)", "") == "python"
+
+
 def test_empty_answer():
     parsed = parse_answer("")
     assert parsed.code == "" and parsed.answer_type == "python"

@@ -10,6 +10,8 @@ and whether it is a bash command or a Python script.
   backslash continuations are taken; else the text if it is valid Python; else the text as is.
 - Shell prompts (``$ ``) are removed; a backslash followed by trailing spaces is repaired so the
   continuation still works.
+- A line is a shell command when ``ragcode.shell.starts_like_command`` says so (a launcher,
+  wrapper or common shell command first, after any ``$ ``/``!`` prompt and ``VAR=value``).
 - The type: a block whose content is a shell command is bash whatever its label
   (```` ```python\\npython train.py --lr 1```` is a bash answer); Python that parses is python.
 """
@@ -20,16 +22,13 @@ import ast
 import re
 from dataclasses import dataclass
 
+from ragcode.shell import starts_like_command
+
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
                     re.DOTALL | re.MULTILINE)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 BASH_LABELS = {"bash", "sh", "shell", "console", "zsh", "shell-session", "shellscript"}
 PYTHON_LABELS = {"python", "py", "python3", "ipython"}
-_SHELL_START = re.compile(
-    r"^\s*(?:\$\s+|!)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
-    r"(?:python3?|bash|sh|cd|export|torchrun|accelerate|deepspeed|pip3?|conda|git|wget|curl|"
-    r"mkdir|cp|mv|rm|ls|chmod|source|nohup|CUDA_VISIBLE_DEVICES=\S*|\./\S+|\S+\.sh)(?:\s|$)"
-)
 _SETUP = re.compile(r"^\s*(?:\$\s+)?(?:pip3?\s+install|conda\s+(?:install|create|activate)|"
                     r"git\s+clone|cd\s|mkdir\s|source\s|export\s|wget\s|curl\s|#|$)")
 
@@ -60,7 +59,7 @@ def parse_answer(text: str) -> ParsedAnswer:
 def classify(code: str, label: str = "") -> str:
     """``"bash"`` or ``"python"`` from the code itself, the fence label breaking ties."""
     first = next((ln for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
-    shellish = bool(_SHELL_START.match(first))
+    shellish = starts_like_command(first)
     parses = _parses(code)
     if label in BASH_LABELS:
         return "python" if parses and not shellish and _looks_python(code) else "bash"
@@ -90,7 +89,7 @@ def _only_setup(body: str) -> bool:
 
 def _clean(body: str, shell: bool) -> str:
     lines = body.strip("\n").splitlines()
-    if shell or (lines and _SHELL_START.match(lines[0])):
+    if shell or (lines and starts_like_command(lines[0])):
         lines = [re.sub(r"^(\s*)\$\s+", r"\1", ln) for ln in lines]
     # rstrip also repairs "\\  " (a continuation broken by trailing spaces)
     return "\n".join(ln.rstrip() for ln in lines).strip()
@@ -101,7 +100,7 @@ def _from_prose(text: str) -> str:
         return text.strip()
     lines = text.strip().splitlines()
     for i, line in enumerate(lines):
-        if _SHELL_START.match(line) and not _parses(line.strip().lstrip("$ ")):
+        if starts_like_command(line) and not _parses(line.strip().lstrip("$ ")):
             cmd = [re.sub(r"^\s*\$\s+", "", line).strip().strip("`")]
             j = i
             while cmd[-1].endswith("\\") and j + 1 < len(lines):
