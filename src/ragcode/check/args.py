@@ -1,0 +1,206 @@
+"""A command line read against a script's declared ``Flag``s, as its parser would read it.
+
+``match_args(args, flags, script)`` walks the words after the script the way argparse, click or
+absl would (``--name value``, ``--name=value``, ``-b16``, unique ``--prefix`` abbreviations,
+``--no<flag>`` for absl booleans) and returns findings: an unknown flag (naming the closest
+real one: ``--batchsize`` -> ``--batch_size``), a flag given twice, a flag that needs a value
+and has none, a value outside ``choices`` or not of the flag's type, a missing required flag,
+a positional count that does not fit. Values that are shell expansions (``$X``, ``${X}``,
+``$(...)``) are not judged.
+
+Hand-written because no parser library reads a *declared* table without importing the script
+(which would run the repository's code); argparse's own rules are followed where they are known.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from ragcode.check import ERROR, WARNING, Finding
+from ragcode.chunking.scripts.flags import Flag
+
+_NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "count", "help", "version",
+                     "append_const", "BooleanOptionalAction"}
+_NUMBER = re.compile(r"^-\d|^-\.\d")
+_INT_TYPES = {"int"}
+_FLOAT_TYPES = {"float"}
+
+
+@dataclass
+class _Parsed:
+    flag: Flag
+    spelled: str
+    value: str | None
+
+
+def takes_value(flag: Flag) -> bool:
+    if flag.action in _NO_VALUE_ACTIONS or flag.nargs in (0, "0"):
+        return False
+    t = str(flag.type or "")
+    if flag.parser in ("click", "typer") and (t == "bool" or t.startswith("bool")) and flag.action != "store":
+        return False  # click/typer boolean flags (--shout/--no-shout)
+    if flag.parser == "absl" and t.startswith("bool"):
+        return False  # --flag / --noflag (``--flag=false`` is handled as key=value)
+    return True
+
+
+def _index(flags: list[Flag]) -> dict[str, Flag]:
+    table: dict[str, Flag] = {}
+    for f in flags:
+        if f.positional:
+            continue
+        for spelling in f.option_strings():
+            table.setdefault(spelling, f)
+    return table
+
+
+def _norm(name: str) -> str:
+    return name.lstrip("-").replace("-", "_").lower()
+
+
+def closest(name: str, spellings: list[str]) -> str:
+    """The real flag a slip most likely meant: same name up to ``-``/``_``/case, else the
+    nearest by edit distance."""
+    wanted = _norm(name)
+    for s in spellings:
+        if _norm(s) == wanted:
+            return s
+    by_norm = {_norm(s): s for s in spellings}
+    near = difflib.get_close_matches(wanted, list(by_norm), n=1, cutoff=0.75)
+    return by_norm[near[0]] if near else ""
+
+
+def _lookup(name: str, table: dict[str, Flag]) -> Flag | None:
+    if name in table:
+        return table[name]
+    if name.startswith("--"):
+        hits = {id(f): f for s, f in table.items() if s.startswith(name) and s.startswith("--")}
+        if len(hits) == 1:  # argparse's allow_abbrev: a unique prefix
+            return next(iter(hits.values()))
+    return None
+
+
+def _expansion(value: str) -> bool:
+    return "$" in value or "`" in value
+
+
+def _value_findings(p: _Parsed, script: str) -> list[Finding]:
+    f, v = p.flag, p.value
+    if v is None or _expansion(v):
+        return []
+    choices = f.choices if isinstance(f.choices, list) else None
+    values = v.split(",") if f.nargs in ("+", "*") and "," in v else [v]
+    out: list[Finding] = []
+    if choices and all(isinstance(c, (str, int, float)) for c in choices):
+        allowed = {str(c) for c in choices}
+        bad = [x for x in values if x not in allowed]
+        if bad:
+            near = difflib.get_close_matches(bad[0], sorted(allowed), n=1, cutoff=0.6)
+            out.append(Finding("bash", "bad-choice",
+                               f"{p.spelled} {bad[0]} is not one of {script}'s choices for it: "
+                               f"{', '.join(sorted(allowed))}", target=script, suggestion=near[0] if near else ""))
+            return out
+    t = str(f.type or "")
+    for x in values:
+        if t in _INT_TYPES and not re.fullmatch(r"[-+]?\d+", x):
+            out.append(Finding("bash", "bad-type", f"{p.spelled} takes an int; {x!r} is not one",
+                               target=script))
+            break
+        if t in _FLOAT_TYPES and not re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|[-+]?(inf|nan)", x):
+            out.append(Finding("bash", "bad-type", f"{p.spelled} takes a float; {x!r} is not one",
+                               target=script))
+            break
+    return out
+
+
+def _positional_range(flags: list[Flag]) -> tuple[int, int | None]:
+    lo, hi = 0, 0
+    for f in flags:
+        if not f.positional or f.action in ("help", "version"):
+            continue
+        n = f.nargs
+        if n in (None, 1, "1"):
+            lo, hi = lo + 1, (hi + 1 if hi is not None else None)
+        elif n == "?":
+            hi = hi + 1 if hi is not None else None
+        elif n == "*":
+            hi = None
+        elif n == "+":
+            lo, hi = lo + 1, None
+        elif isinstance(n, int) or (isinstance(n, str) and n.isdigit()):
+            k = int(n)
+            lo, hi = lo + k, (hi + k if hi is not None else None)
+        else:
+            hi = None  # argparse.REMAINDER or an expression: cannot tell
+    return lo, hi
+
+
+def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]:
+    """Findings for ``args`` given to ``script`` whose parser declares ``flags``."""
+    table = _index(flags)
+    spellings = sorted(table)
+    found: list[Finding] = []
+    seen: dict[int, str] = {}
+    positionals: list[str] = []
+    has_subcommands = any(f.subcommand for f in flags)
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--":
+            positionals.extend(args[i:])
+            break
+        if not word.startswith("-") or word == "-" or _NUMBER.match(word) or _expansion(word):
+            positionals.append(word)
+            continue
+        name, eq, inline = word.partition("=")
+        flag = _lookup(name, table)
+        if flag is None and not eq and not name.startswith("--") and len(name) > 2:
+            flag = _lookup(name[:2], table)  # -b16: a short option with its value glued on
+            if flag is not None:
+                name, eq, inline = name[:2], "=", name[2:]
+        if flag is None:
+            if name in ("-h", "--help"):
+                continue
+            near = closest(name, spellings)
+            hint = f"; did you mean {near}?" if near else f"; its flags are {', '.join(spellings[:12])}" + (
+                " ..." if len(spellings) > 12 else "")
+            found.append(Finding("bash", "unknown-flag", f"{name} is not a flag of {script}{hint}",
+                                 target=script, suggestion=near))
+            if not eq and i < len(args) and not args[i].startswith("-"):
+                i += 1  # its value, most likely
+            continue
+        value: str | None = inline if eq else None
+        if value is None and takes_value(flag):
+            if flag.nargs in ("+", "*") or (isinstance(flag.nargs, int) and flag.nargs > 1):
+                taken = []
+                while i < len(args) and (not args[i].startswith("-") or _NUMBER.match(args[i])):
+                    taken.append(args[i])
+                    i += 1
+                value = ",".join(taken) if taken else None
+            elif i < len(args) and (not args[i].startswith("-") or _NUMBER.match(args[i])):
+                value = args[i]
+                i += 1
+            if value is None and flag.nargs not in ("?", "*"):
+                found.append(Finding("bash", "missing-flag-value", f"{name} of {script} needs a value",
+                                     target=script))
+        if id(flag) in seen and flag.action not in ("append", "count", "extend", "append_const"):
+            found.append(Finding("bash", "duplicate-flag", f"{name} is given twice to {script}",
+                                 severity=WARNING, target=script))
+        seen[id(flag)] = name
+        found.extend(_value_findings(_Parsed(flag, name, value), script))
+    if has_subcommands:
+        return found  # required flags and positionals depend on the sub-command: not judged
+    for f in flags:
+        if f.required is True and not f.positional and id(f) not in seen:
+            found.append(Finding("bash", "missing-required", f"{script} requires {f.name}", target=script))
+    lo, hi = _positional_range(flags)
+    if len(positionals) < lo or (hi is not None and len(positionals) > hi):
+        want = f"{lo}" if hi == lo else f"{lo} to {hi if hi is not None else 'any'}"
+        extra = f" ({' '.join(positionals[:4])})" if positionals else ""
+        found.append(Finding("bash", "positional-count",
+                             f"{script} takes {want} positional argument(s); the answer gives {len(positionals)}{extra}",
+                             target=script))
+    return found

@@ -1,0 +1,139 @@
+"""Checks of a bash answer against the repository.
+
+The answer is split into commands with the one shell grammar (``ragcode.shell``); ``cd``
+commands move the working directory (starting at the task's path); each command that runs a
+script or module (``python X.py``, ``bash X.sh``, ``python -m pkg.mod``, ``torchrun``,
+``accelerate launch``...) is resolved there. Findings: a script or module that does not exist
+(naming the closest real one), a ``cd`` into a folder that does not exist, and, for a Python
+script whose parser can be read, everything ``ragcode.check.args.match_args`` finds. An answer
+that runs no script at all is a finding too.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+from pathlib import Path
+
+from ragcode.check import CheckContext, Finding
+from ragcode.check.args import match_args
+from ragcode.check.facts import module_file, script_flags, scripts_near
+from ragcode.shell import ScriptCall, logical_lines, parse_command, split_commands, split_prefix
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root)) or "."
+    except ValueError:
+        return str(path)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def closest_script(target: str, cwd: Path, repo: Path) -> str:
+    """The real script a missing ``target`` most likely meant, as a path from ``cwd``: a file
+    of the same name elsewhere in the repository first, else the nearest name near ``cwd``."""
+    name = Path(target).name
+    near = scripts_near(cwd)
+    same = [p for p in near if Path(p).name == name]
+    if same:
+        return min(same, key=len)
+    elsewhere = [p for p in scripts_near(repo, depth=4) if Path(p).name == name]
+    if elsewhere:
+        best = min(elsewhere, key=len)
+        return _rel(repo / best, cwd) if _inside(repo / best, cwd) else str(Path(_up(cwd, repo)) / best)
+    hit = difflib.get_close_matches(target, near, n=1, cutoff=0.6)
+    return hit[0] if hit else ""
+
+
+def _up(cwd: Path, repo: Path) -> str:
+    depth = len(cwd.relative_to(repo).parts) if _inside(cwd, repo) else 0
+    return "/".join([".."] * depth) or "."
+
+
+class BashChecker:
+    name = "bash"
+
+    def check(self, code: str, answer_type: str, ctx: CheckContext) -> list[Finding]:
+        if answer_type != "bash":
+            return []
+        repo = Path(ctx.repo_dir).resolve()
+        cwd = ctx.task_dir
+        found: list[Finding] = []
+        calls = 0
+        for first, line in logical_lines(code):
+            for words in split_commands(line):
+                _, rest = split_prefix(words)
+                if rest and rest[0] == "cd":
+                    cwd, finding = self._cd(rest[1:], cwd, repo, first + 1)
+                    found.extend(finding)
+                    continue
+                call = parse_command(words)
+                if call is None:
+                    continue
+                calls += 1
+                found.extend(self._call(call, cwd, repo, ctx, first + 1))
+        if calls == 0:
+            found.append(Finding(self.name, "no-command",
+                                 "the answer runs no script of the repository (python X.py, bash X.sh, "
+                                 "python -m pkg.module)"))
+        return found
+
+    def _cd(self, args: list[str], cwd: Path, repo: Path, line: int) -> tuple[Path, list[Finding]]:
+        if not args or args[0] in ("-", "~") or "$" in args[0] or args[0].startswith("~"):
+            return cwd, []
+        new = (cwd / args[0]).resolve()
+        if new.is_dir() and _inside(new, repo):
+            return new, []
+        if not _inside(new, repo):
+            return cwd, []  # outside the repository (a data folder, /tmp): not ours to judge
+        return cwd, [Finding(self.name, "unknown-script",
+                             f"cd {args[0]}: there is no folder {_rel(new, repo)} in the repository",
+                             line=line, target=args[0])]
+
+    def _call(self, call: ScriptCall, cwd: Path, repo: Path, ctx: CheckContext, line: int) -> list[Finding]:
+        if "$" in call.target:
+            return []
+        if call.kind == "module":
+            return self._module(call, cwd, repo, ctx, line)
+        path = Path(call.target) if call.target.startswith("/") else cwd / call.target
+        if not path.is_file():
+            near = closest_script(call.target, cwd, repo)
+            hint = f"; did you mean {near}?" if near else ""
+            return [Finding(self.name, "unknown-script",
+                            f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
+                            line=line, target=call.target, suggestion=near)]
+        flags = script_flags(path)
+        if flags is None:
+            return []
+        return [_at(f, line) for f in match_args(call.args, flags, call.target)]
+
+    def _module(self, call: ScriptCall, cwd: Path, repo: Path, ctx: CheckContext, line: int) -> list[Finding]:
+        path = module_file(call.target, [cwd, repo])
+        if path is None:
+            if _importable(call.target.split(".")[0], ctx.interpreter):
+                return []
+            return [Finding(self.name, "unknown-module",
+                            f"python -m {call.target}: no such module in the repository or the environment",
+                            line=line, target=call.target)]
+        if path.is_file() and path.name == "__init__.py":
+            main = path.parent / "__main__.py"
+            path = main if main.is_file() else path
+        flags = script_flags(path) if path.is_file() else None
+        if flags is None:
+            return []
+        return [_at(f, line) for f in match_args(call.args, flags, call.target)]
+
+
+def _at(f: Finding, line: int) -> Finding:
+    return Finding(f.check, f.code, f.message, f.severity, line, f.target, f.suggestion)
+
+
+def _importable(top: str, interpreter: str) -> bool:
+    if interpreter:
+        from ragcode.check.facts_env import env_has_modules
+
+        return env_has_modules(interpreter, (top,)).get(top, True)
+    return importlib.util.find_spec(top) is not None

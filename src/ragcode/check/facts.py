@@ -1,0 +1,134 @@
+"""What the checks know about a repository, read from its files and cached.
+
+- ``script_flags(path)``: the ``Flag``s a script's parser declares (argparse, click, typer,
+  absl, through the chunking stage's extractor), or ``None`` when no parser can be read;
+- ``scripts_near(folder)``: runnable files (``.py``, ``.sh``) in and just below a folder, for
+  naming the closest real script;
+- ``module_file(name, roots)``: the file a dotted module name resolves to inside the repository;
+- ``module_symbols(path)``: the names a module defines at top level (functions, classes,
+  assignments, imports, ``__all__``), for "that function does not exist" findings.
+
+Files are read once per (path, mtime); a repository does not change while it is checked.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+from pathlib import Path
+
+from ragcode.chunking.scripts.flags import Flag, extract_flags
+
+RUNNABLE = (".py", ".sh")
+_SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv"}
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return -1.0
+
+
+def read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def script_flags(path: Path) -> list[Flag] | None:
+    path = Path(path).resolve()
+    return _script_flags(path, _mtime(path))
+
+
+@functools.lru_cache(maxsize=1024)
+def _script_flags(path: Path, _mtime: float) -> list[Flag] | None:
+    if path.suffix != ".py":
+        return None
+    text = read_text(path)
+    if text is None:
+        return None
+    try:
+        flags = extract_flags(text)
+    except Exception:  # noqa: BLE001 - a file the extractor cannot read is simply not judged
+        return None
+    return flags or None
+
+
+@functools.lru_cache(maxsize=256)
+def scripts_near(folder: Path, depth: int = 2) -> tuple[str, ...]:
+    """Runnable files under ``folder`` (paths relative to it), at most ``depth`` levels down."""
+    folder = Path(folder)
+    out: list[str] = []
+    base = len(folder.parts)
+    for dirpath, dirnames, filenames in os.walk(folder):
+        level = len(Path(dirpath).parts) - base
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        if level >= depth:
+            dirnames[:] = []
+        rel = Path(dirpath).relative_to(folder)
+        out.extend(str(rel / f) if level else f for f in sorted(filenames) if f.endswith(RUNNABLE))
+        if len(out) > 2000:
+            break
+    return tuple(out)
+
+
+def module_file(name: str, roots: list[Path]) -> Path | None:
+    """``pkg.mod`` -> ``ROOT/pkg/mod.py`` or ``ROOT/pkg/mod/__init__.py`` for the first root
+    that has it."""
+    parts = name.split(".")
+    for root in roots:
+        base = Path(root).joinpath(*parts)
+        for cand in (base.with_suffix(".py"), base / "__init__.py", base / "__main__.py"):
+            if cand.is_file():
+                return cand
+        if base.is_dir():  # a namespace package
+            return base
+    return None
+
+
+def module_symbols(path: Path) -> frozenset[str] | None:
+    path = Path(path)
+    return _module_symbols(path, _mtime(path))
+
+
+@functools.lru_cache(maxsize=1024)
+def _module_symbols(path: Path, _mtime: float) -> frozenset[str] | None:
+    if path.is_dir():  # namespace package: its submodules
+        return frozenset(p.stem for p in path.iterdir() if p.suffix == ".py" or p.is_dir())
+    text = read_text(path)
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    for node in tree.body:
+        names.update(_defined(node))
+    if path.name == "__init__.py":  # submodules of a package are importable names too
+        names.update(p.stem for p in path.parent.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file())
+    return frozenset(names)
+
+
+def _defined(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"} | (
+            {"*"} if any(a.name == "*" for a in node.names) else set())
+    if isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+        out: set[str] = set()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                out |= _defined(child)
+        for handler in getattr(node, "handlers", []):
+            for child in handler.body:
+                out |= _defined(child)
+        return out
+    return set()

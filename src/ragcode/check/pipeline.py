@@ -1,0 +1,123 @@
+"""Checked generation: sample, check every answer, choose the best first, repair it.
+
+``checked_candidates`` draws ``n`` answers to one prompt (sample 1 greedy, the rest at the
+configured temperature, so choosing can only add to the greedy answer), checks each with the
+configured checkers, orders them best first (``select``), then gives the first one up to
+``repair_rounds`` rounds: its findings go back to the model in the same conversation and a new
+answer replaces it when its findings weigh less. Every candidate's metadata carries its
+findings (``check``); the first also the repair rounds (prompt hash, findings, answer,
+accepted). A ``Journal`` makes a task resumable mid-way: finished steps are read back, not
+generated again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from ragcode.check import CheckContext, Checker, Finding, check_answer, penalty
+from ragcode.check.repair import prompt_hash, repair_message
+from ragcode.check.select import annotate, rank
+from ragcode.generation.generate import sample_candidates, to_candidate
+from ragcode.generation.llm import LLM, Sampling
+from ragcode.types import Candidate
+
+
+class Journal:
+    """Finished steps of one task (``samples``, ``repair-1``...), one JSON line each, appended
+    and fsynced; a torn last line from a kill is ignored."""
+
+    def __init__(self, path: str | Path | None):
+        self.path = Path(path) if path else None
+        self.steps: dict[str, Any] = {}
+        if self.path is not None and self.path.exists():
+            raw = self.path.read_text(encoding="utf-8")
+            if raw and not raw.endswith("\n"):  # a torn last line from a kill: cut it off
+                raw = raw[: raw.rfind("\n") + 1]
+                self.path.write_text(raw, encoding="utf-8")
+            for line in raw.splitlines():
+                try:
+                    rec = json.loads(line)
+                    self.steps[rec["step"]] = rec["data"]
+                except (ValueError, KeyError, TypeError):
+                    continue
+
+    def get(self, step: str) -> Any:
+        return self.steps.get(step)
+
+    def put(self, step: str, data: Any) -> None:
+        self.steps[step] = data
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"step": step, "data": data}) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def _draw(messages: list[dict[str, str]], meta: dict[str, Any], llm: LLM, n: int, sampling: Sampling,
+          journal: Journal) -> list[Candidate]:
+    done = journal.get("samples")
+    if done is not None:
+        return [to_candidate(d["text"], i, dict(meta, **d["meta"])) for i, d in enumerate(done)]
+    greedy = dataclasses.replace(sampling, temperature=0.0)
+    cands = sample_candidates(messages, meta, llm, 1, greedy)
+    if n > 1:
+        rest = sample_candidates(messages, meta, llm, n - 1, dataclasses.replace(sampling, seed=sampling.seed + 1))
+        cands += [dataclasses.replace(c, sample_index=i + 1) for i, c in enumerate(rest)]
+    keep = ("sampling", "seconds", "tokens_per_s", "seed", "answer_tokens")
+    journal.put("samples", [{"text": c.text, "meta": {k: c.metadata.get(k) for k in keep}} for c in cands])
+    return cands
+
+
+def checked_candidates(messages: list[dict[str, str]], meta: dict[str, Any], llm: LLM, n: int,
+                       sampling: Sampling, ctx: CheckContext, checkers: list[Checker], select: bool = True,
+                       repair_rounds: int = 0, journal: Journal | None = None) -> list[Candidate]:
+    journal = journal or Journal(None)
+    started = time.perf_counter()
+    cands = _draw(messages, meta, llm, n, sampling, journal)
+    findings = [check_answer(c.code, c.answer_type, ctx, checkers) for c in cands]
+    if select:
+        cands = rank(cands, findings)
+        findings = [[Finding.from_dict(f) for f in c.metadata["check"]["findings"]] for c in cands]
+    else:
+        cands = [annotate(c, fs) for c, fs in zip(cands, findings)]
+    if repair_rounds and cands:
+        cands[0] = _repair(cands[0], findings[0], messages, llm, sampling, ctx, checkers, repair_rounds, journal)
+    cands[0].metadata["check"]["seconds"] = round(time.perf_counter() - started, 3)
+    return cands
+
+
+def _repair(best: Candidate, fs: list[Finding], messages: list[dict[str, str]], llm: LLM, sampling: Sampling,
+            ctx: CheckContext, checkers: list[Checker], rounds: int, journal: Journal) -> Candidate:
+    greedy = dataclasses.replace(sampling, temperature=0.0)
+    conv = list(messages)
+    log: list[dict[str, Any]] = []
+    current, current_fs = best, fs
+    for r in range(1, rounds + 1):
+        if not current_fs:
+            break
+        conv = [*conv, {"role": "assistant", "content": current.text},
+                {"role": "user", "content": repair_message(current_fs, ctx.task_dir)}]
+        step = f"repair-{r}"
+        text = journal.get(step)
+        if text is None:
+            text = llm.generate(conv, 1, greedy)[0]
+            journal.put(step, text)
+        new = to_candidate(text, 0, best.metadata, repaired_round=r)
+        new_fs = check_answer(new.code, new.answer_type, ctx, checkers)
+        accepted = penalty(new_fs) < penalty(current_fs)
+        log.append({"round": r, "prompt_sha": prompt_hash(conv), "findings_before": [f.to_dict() for f in current_fs],
+                    "answer": text, "findings_after": [f.to_dict() for f in new_fs], "accepted": accepted})
+        if not accepted:
+            break
+        current, current_fs = new, new_fs
+    out = annotate(current, current_fs, **{k: v for k, v in best.metadata["check"].items()
+                                           if k not in ("findings", "penalty", "errors")})
+    out.metadata["check"]["repair"] = log
+    return dataclasses.replace(out, sample_index=0)

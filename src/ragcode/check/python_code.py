@@ -1,0 +1,103 @@
+"""Checks of a Python answer against the repository.
+
+- it parses (``syntax-error`` with the line);
+- every import resolves to the repository's own modules (task path, repository root, a
+  ``src/``-style layout) or to the environment's interpreter (``unresolved-import``);
+- names taken from the repository's modules exist there: ``from models import GCNN`` when
+  ``models.py`` defines no ``GCNN``, or ``models.GCNN(...)`` after ``import models``
+  (``missing-symbol``, naming the closest real one);
+- it uses the repository at all: an answer that imports none of its modules and runs none of
+  its scripts (a home-made argparse script that prints values) is ``no-repo-use``.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from pathlib import Path
+
+from ragcode.check import ERROR, WARNING, CheckContext, Finding
+from ragcode.check.facts import module_file, module_symbols
+from ragcode.check.facts_env import env_has_modules, in_repo
+
+_RUNNERS = {"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput"}
+
+
+def _runs_a_script(tree: ast.AST) -> bool:
+    """``os.system('python x.py')``, ``subprocess.run([... 'x.sh'])`` and the like."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in _RUNNERS:
+                text = ast.unparse(node)
+                if ".py" in text or ".sh" in text or "python" in text:
+                    return True
+    return False
+
+
+class PythonChecker:
+    name = "python"
+
+    def check(self, code: str, answer_type: str, ctx: CheckContext) -> list[Finding]:
+        if answer_type != "python":
+            return []
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as exc:
+            return [Finding(self.name, "syntax-error", f"the answer does not parse: line {exc.lineno}: {exc.msg}",
+                            line=exc.lineno or 0)]
+        repo = Path(ctx.repo_dir).resolve()
+        roots = [ctx.task_dir, repo, repo / "src"]
+        found: list[Finding] = []
+        imports: list[tuple[int, str, list[str], str]] = []  # (line, module, names, alias)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imports.extend((node.lineno, a.name, [], a.asname or a.name.split(".")[0]) for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imports.append((node.lineno, node.module, [a.name for a in node.names], ""))
+        tops = sorted({m.split(".")[0] for _, m, _, _ in imports})
+        own = {t for t in tops if in_repo(t, roots, repo)}
+        have = env_has_modules(ctx.interpreter, tuple(t for t in tops if t not in own))
+        reported: set[str] = set()
+        aliases: dict[str, str] = {}  # a name bound to a repository module -> that module
+        for line, module, names, alias in imports:
+            top = module.split(".")[0]
+            if top not in own:
+                if not have.get(top, True) and top not in reported:
+                    reported.add(top)
+                    found.append(Finding(self.name, "unresolved-import",
+                                         f"import {module}: no module {top!r} in the repository or the environment",
+                                         line=line, target=module))
+                continue
+            if alias:
+                aliases[alias] = module if alias != top else top
+            for n in names:
+                if module_file(f"{module}.{n}", roots) is not None:  # a submodule, not a name
+                    aliases[n] = f"{module}.{n}"
+            found.extend(self._names(module, [(line, n) for n in names if n != "*"], roots))
+        for alias, module in aliases.items():
+            used = [(n.lineno, n.attr) for n in ast.walk(tree)
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == alias]
+            found.extend(self._names(module, used, roots))
+        if not own and not _runs_a_script(tree):
+            found.append(Finding(self.name, "no-repo-use",
+                                 "the answer never uses the repository: it imports none of its modules and "
+                                 "runs none of its scripts", severity=WARNING))
+        return found
+
+    def _names(self, module: str, wanted: list[tuple[int, str]], roots: list[Path]) -> list[Finding]:
+        """``missing-symbol`` for each name in ``wanted`` that repository module ``module`` lacks."""
+        path = module_file(module, roots)
+        symbols = module_symbols(path) if path is not None else None
+        if not symbols or "*" in symbols:
+            return []
+        out, seen = [], set()
+        for at, name in wanted:
+            if name in symbols or name in seen:
+                continue
+            seen.add(name)
+            near = difflib.get_close_matches(name, sorted(symbols), n=1, cutoff=0.6)
+            hint = f"; did you mean {near[0]}?" if near else ""
+            out.append(Finding(self.name, "missing-symbol", f"{module} has no {name}{hint}",
+                               severity=ERROR, line=at, target=module, suggestion=near[0] if near else ""))
+        return out

@@ -1,0 +1,50 @@
+"""Choosing among samples: the answer most likely to run comes first.
+
+Each candidate is scored by its findings (``ragcode.check.penalty``: errors weigh more than
+warnings, an unknown script more than a missing value) and by agreement: how many samples
+wrote the same normalised answer (whitespace collapsed, flags in order of appearance). The
+order is (penalty, -agreement, original sample index): among equally clean answers the one
+most samples agree on comes first, then the original order. Every candidate's metadata records
+its findings, penalty, agreement and original index under ``check``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+
+from ragcode.check import Finding, penalty
+from ragcode.types import Candidate
+
+
+def normalise(code: str) -> str:
+    """An answer's identity for agreement: comments and blank lines out, whitespace and line
+    continuations collapsed."""
+    lines = [re.sub(r"\s+#.*$", "", ln) for ln in code.replace("\\\n", " ").splitlines()]
+    text = " ".join(ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#"))
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def annotate(cand: Candidate, findings: list[Finding], **extra) -> Candidate:
+    meta = dict(cand.metadata)
+    meta["check"] = {"findings": [f.to_dict() for f in findings], "penalty": penalty(findings),
+                     "errors": sum(f.severity == "error" for f in findings), **extra}
+    return dataclasses.replace(cand, metadata=meta)
+
+
+def rank(cands: list[Candidate], findings: list[list[Finding]]) -> list[Candidate]:
+    """``cands`` best first (see the module doc); ``sample_index`` renumbered to the new order,
+    the original kept as ``metadata.check.original_index``."""
+    keys = [normalise(c.code) for c in cands]
+    votes = Counter(keys)
+    scored = []
+    for i, (c, fs) in enumerate(zip(cands, findings)):
+        scored.append((penalty(fs), -votes[keys[i]], c.sample_index, i))
+    order = sorted(scored)
+    out = []
+    for new_index, (_, neg_votes, _, i) in enumerate(order):
+        c = annotate(cands[i], findings[i], agreement=-neg_votes, original_index=cands[i].sample_index,
+                     rank=new_index)
+        out.append(dataclasses.replace(c, sample_index=new_index))
+    return out

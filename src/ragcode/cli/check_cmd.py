@@ -1,0 +1,59 @@
+"""`ragcode check --index NAME "answer" [--path DIR]`: the answer checks alone, for people who
+write their own answers (a skin over ``ragcode.check``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ragcode.cli import common
+
+
+def check_command(
+    answer: str = typer.Argument(..., help="The answer: a bash command or Python code ('-' reads stdin)."),
+    index: Optional[str] = typer.Option(None, "--index", "-i", help="Index whose repository to check against."),
+    repo: Optional[Path] = typer.Option(None, "--repo", help="Repository folder (instead of --index)."),
+    path: str = typer.Option(".", "--path", help="Where in the repository the answer runs."),
+    instruction: str = typer.Option("", "--instruction", help="The task, for the coverage check."),
+    checks: Optional[list[str]] = typer.Option(None, "--check", help="Checker names (default bash, python, coverage)."),
+    config: Optional[Path] = common.ConfigOption,
+    set_: Optional[list[str]] = common.SetOption,
+    as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
+) -> None:
+    """Check an answer against a repository: scripts, flags, choices, types, imports, symbols, values."""
+    import sys
+
+    from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers, penalty
+    from ragcode.errors import RepoNotFoundError
+    from ragcode.generation.parse import parse_answer
+
+    cfg = common.config_from(config, list(set_ or []))
+    text = sys.stdin.read() if answer == "-" else answer
+    if repo is None:
+        if index is None:
+            raise RepoNotFoundError("give --index NAME or --repo DIR: the repository to check the answer against")
+        from ragcode.index.store import load_index
+
+        repo = Path(load_index(index, cfg).manifest.repo)
+    if not Path(repo).is_dir():
+        raise RepoNotFoundError(f"repository {repo} is not a directory")
+    parsed = parse_answer(text)
+    names = checks or cfg.generation.check or list(DEFAULT_CHECKS)
+    ctx = CheckContext(Path(repo), path, instruction, cfg.execution.python)
+    findings = check_answer(parsed.code, parsed.answer_type, ctx, load_checkers(names, cfg))
+    if as_json:
+        typer.echo(json.dumps({"answer_type": parsed.answer_type, "penalty": penalty(findings),
+                               "findings": [f.to_dict() for f in findings]}, indent=1))
+    else:
+        from ragcode.cli.generate_cmd import print_findings
+
+        common.console.print(f"{parsed.answer_type} answer: {len(findings)} finding(s)", highlight=False)
+        print_findings([f.to_dict() for f in findings])
+    raise typer.Exit(1 if any(f.severity == "error" for f in findings) else 0)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(common.handle_errors(check_command))

@@ -1,0 +1,130 @@
+"""The answer checks on real answer shapes against a fixture repository."""
+
+from __future__ import annotations
+
+import pytest
+from check_helpers import make_check_repo
+
+from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
+from ragcode.check.coverage import instruction_values
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    return make_check_repo(tmp_path_factory.mktemp("check"))
+
+
+def codes(answer: str, repo, answer_type: str = "bash", workdir: str = ".", instruction: str = "") -> list[str]:
+    ctx = CheckContext(repo, workdir, instruction)
+    return [f.code for f in check_answer(answer, answer_type, ctx, load_checkers(DEFAULT_CHECKS))]
+
+
+def findings(answer: str, repo, **kw):
+    ctx = CheckContext(repo, kw.pop("workdir", "."), kw.pop("instruction", ""))
+    return check_answer(answer, kw.pop("answer_type", "bash"), ctx, load_checkers(DEFAULT_CHECKS))
+
+
+def test_a_correct_argparse_command_has_no_findings(repo):
+    assert codes("python train.py --data cora --lr 0.1 --epochs 5 -b 16 --model gat --gpu", repo) == []
+
+
+def test_near_miss_flag_names_the_real_one(repo):
+    (f,) = findings("python train.py --data cora --batchsize 16", repo)
+    assert f.code == "unknown-flag" and f.suggestion == "--batch_size" and "did you mean --batch_size" in f.message
+
+
+def test_unknown_flag_with_no_close_match_lists_the_flags(repo):
+    (f,) = findings("python train.py --data cora --zzz 1", repo)
+    assert f.code == "unknown-flag" and not f.suggestion and "--epochs" in f.message
+
+
+def test_argparse_unique_prefix_and_glued_short_values_are_accepted(repo):
+    assert codes("python train.py --data cora --epo 3 -b16 --lr=0.5", repo) == []
+
+
+def test_bad_choice_and_wrong_type(repo):
+    got = findings("python train.py --data cora --model gcm --epochs three --lr 1e-3", repo)
+    assert [f.code for f in got] == ["bad-choice", "bad-type"]
+    assert got[0].suggestion == "gcn"
+
+
+def test_missing_required_flag_and_duplicate_flag(repo):
+    got = codes("python train.py --lr 0.1 --lr 0.2", repo)
+    assert "missing-required" in got and "duplicate-flag" in got
+
+
+def test_missing_script_names_the_closest_real_one(repo):
+    (f,) = findings("python evaluate.py --data cora", repo)
+    assert f.code == "unknown-script" and f.suggestion == "examples/sub/evaluate.py"
+
+
+def test_cd_moves_the_working_directory(repo):
+    assert codes("cd examples/sub && python evaluate.py --data cora", repo) == []
+    assert "unknown-script" in codes("cd examples/nowhere && python evaluate.py --data cora", repo)
+
+
+def test_launchers_are_looked_through(repo):
+    assert codes("CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node 2 train.py --data cora", repo) == []
+    assert codes("accelerate launch train.py --data x --bogus 1", repo) == ["unknown-flag"]
+    assert codes("python -m torch.distributed.run --nproc_per_node=8 train.py --data c", repo) == []
+
+
+def test_click_options_choices_and_positional_count(repo):
+    assert codes("python greet.py --name beta --count 2 file.txt", repo) == []
+    got = codes("python greet.py --name gamma", repo)
+    assert "bad-choice" in got and "positional-count" in got
+
+
+def test_absl_flags_booleans_and_enums(repo):
+    assert codes("python absl_main.py --steps 5 --noverbose --mode eval", repo) == []
+    assert codes("python absl_main.py --steps five", repo) == ["bad-type"]
+    assert codes("python absl_main.py --mode serve", repo) == ["bad-choice"]
+
+
+def test_shell_script_and_module_targets(repo):
+    assert codes("bash run.sh cora", repo) == []
+    assert codes("bash missing.sh", repo) == ["unknown-script"]
+    assert codes("python -m pkg.models", repo) == []
+    assert codes("python -m pkg.nothere", repo) == ["unknown-module"]
+
+
+def test_an_answer_that_runs_no_script_is_a_finding(repo):
+    assert codes("echo training; ls", repo) == ["no-command"]
+
+
+def test_python_unresolvable_import_and_missing_repository_symbol(repo):
+    code = "import nonexistent_mod_xyz\nfrom pkg.models import GCN, GAT\nm = GCN()\n"
+    got = findings(code, repo, answer_type="python")
+    assert [f.code for f in got] == ["unresolved-import", "missing-symbol"]
+    assert got[1].line == 2 and "pkg.models has no GAT" in got[1].message
+
+
+def test_python_attribute_on_an_imported_repository_module(repo):
+    got = codes("import pkg.models as m\nfrom pkg import models\nx = models.build_modle('gcn')\ny = m.GCN()\n",
+                repo, "python")
+    assert got == ["missing-symbol"]
+    assert codes("import pkg.models as m\nm.GNN()\n", repo, "python") == ["missing-symbol"]
+
+
+def test_python_syntax_error_is_located(repo):
+    (f,) = findings("def f(:\n  pass\n", repo, answer_type="python")
+    assert f.code == "syntax-error" and f.line == 1
+
+
+def test_home_made_argparse_script_that_never_uses_the_repository(repo):
+    code = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr')\nprint(p.parse_args().lr)\n"
+    assert codes(code, repo, "python") == ["no-repo-use"]
+    assert codes("import os\nos.system('python train.py --data cora')\n", repo, "python") == []
+
+
+def test_value_from_the_instruction_absent_from_the_answer(repo):
+    instruction = "Train GAT on 'cora' with learning rate 0.0001 for 100 epochs using resnet_50 weights"
+    got = findings("python train.py --data cora --lr 1e-4 --model gat", repo, instruction=instruction)
+    missing = sorted(f.target for f in got if f.code == "missing-value")
+    assert missing == ["100", "resnet_50"]  # 0.0001 is there as 1e-4, cora and GAT are there
+
+
+def test_instruction_values_are_literal_and_code_like_only():
+    vals = instruction_values("I would like to train the ViT-B-32 model on cifar10 with batch size 64 "
+                              "and a 2D grid, saving to ./out/run1; use the UEA data, not the GPU.")
+    assert vals == ["ViT-B-32", "cifar10", "64", "./out/run1", "UEA"]

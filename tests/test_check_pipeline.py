@@ -1,0 +1,149 @@
+"""Checked generation: selection, repair through the scripted backend, resume, the runner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from check_helpers import make_check_repo
+
+from ragcode.answering import generate_from_config
+from ragcode.check import CheckContext
+from ragcode.check.pipeline import Journal
+from ragcode.check.select import normalise, rank
+from ragcode.config import load_config
+from ragcode.generation.backends.scripted import ScriptedLLM
+from ragcode.types import Candidate, Context
+
+GOOD = "```bash\npython train.py --data cora --lr 0.1 --batch_size 16\n```"
+BAD_FLAG = "```bash\npython train.py --data cora --lr 0.1 --batchsize 16\n```"
+BAD_SCRIPT = "```bash\npython main.py --data cora\n```"
+INSTRUCTION = "Train on cora with lr 0.1 and batch size 16"
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return make_check_repo(tmp_path)
+
+
+def config(*extra: str):
+    return load_config(overrides=["generation.check=[bash,python,coverage]", *extra])
+
+
+def ctx(repo) -> CheckContext:
+    return CheckContext(repo, ".", INSTRUCTION)
+
+
+def test_selection_puts_the_finding_free_candidate_first(repo):
+    llm = ScriptedLLM(answers=[BAD_SCRIPT, BAD_FLAG, GOOD, BAD_FLAG, GOOD])
+    cands = generate_from_config(INSTRUCTION, None, llm, config("generation.n=5"), ctx(repo))
+    assert [c.sample_index for c in cands] == [0, 1, 2, 3, 4]
+    assert "--lr 0.1" in cands[0].code and cands[0].metadata["check"]["findings"] == []
+    assert cands[0].metadata["check"]["original_index"] == 2 and cands[0].metadata["check"]["agreement"] == 2
+    assert cands[-1].metadata["check"]["findings"][0]["code"] == "unknown-script"
+    # sample 1 is drawn greedy, the rest at the configured temperature
+    assert llm.calls[0]["sampling"].temperature == 0.0 and llm.calls[1]["sampling"].temperature == 0.2
+
+
+def test_without_checks_generation_is_unchanged(repo):
+    llm = ScriptedLLM(answers=[BAD_SCRIPT, GOOD])
+    cands = generate_from_config(INSTRUCTION, None, llm, load_config(overrides=["generation.n=2"]), ctx(repo))
+    assert "main.py" in cands[0].code and "check" not in cands[0].metadata and len(llm.calls) == 1
+
+
+def test_agreement_breaks_ties_between_clean_answers():
+    a = Candidate("", "python train.py --data x", "bash", 0)
+    b = Candidate("", "python  train.py   --data y", "bash", 1)
+    c = Candidate("", "python train.py --data y", "bash", 2)
+    assert normalise(b.code) == normalise(c.code)
+    out = rank([a, b, c], [[], [], []])
+    assert [x.metadata["check"]["original_index"] for x in out] == [1, 2, 0]
+
+
+def test_repair_sends_the_findings_and_the_flag_table_and_accepts_the_fix(repo):
+    llm = ScriptedLLM(answers=[BAD_FLAG, GOOD])
+    cfg = config("generation.n=1", "generation.repair_rounds=2")
+    (cand,) = generate_from_config(INSTRUCTION, None, llm, cfg, ctx(repo))
+    assert "--lr 0.1" in cand.code and cand.metadata["check"]["findings"] == []
+    rounds = cand.metadata["check"]["repair"]
+    assert len(rounds) == 1 and rounds[0]["accepted"] and rounds[0]["findings_before"][0]["code"] == "unknown-flag"
+    conv = llm.calls[1]["messages"]
+    assert conv[-2] == {"role": "assistant", "content": BAD_FLAG}
+    assert "--batchsize is not a flag of train.py; did you mean --batch_size?" in conv[-1]["content"]
+    assert "The flags of train.py:" in conv[-1]["content"] and "--epochs" in conv[-1]["content"]
+    assert conv[:-2] == llm.calls[0]["messages"]  # the same conversation, extended
+    assert llm.calls[1]["sampling"].temperature == 0.0
+
+
+def test_a_repair_that_is_not_better_is_not_taken(repo):
+    llm = ScriptedLLM(answers=[BAD_FLAG, BAD_SCRIPT])
+    (cand,) = generate_from_config(INSTRUCTION, None, llm, config("generation.n=1", "generation.repair_rounds=3"),
+                                   ctx(repo))
+    assert "--batchsize" in cand.code
+    assert [r["accepted"] for r in cand.metadata["check"]["repair"]] == [False]
+    assert len(llm.calls) == 2  # stopped after the round that did not help
+
+
+def test_a_killed_task_resumes_without_redoing_finished_steps(repo, tmp_path):
+    journal = tmp_path / "task.jsonl"
+    cfg = config("generation.n=2", "generation.repair_rounds=1")
+    first = ScriptedLLM(answers=[BAD_FLAG, BAD_FLAG, GOOD])
+    generate_from_config(INSTRUCTION, None, first, cfg, ctx(repo), journal=journal)
+    steps = [json.loads(line)["step"] for line in journal.read_text().splitlines()]
+    assert steps == ["samples", "repair-1"]
+    # as if killed after sampling: keep only the first step
+    journal.write_text(journal.read_text().splitlines()[0] + "\n" + '{"step": "repai')
+    again = ScriptedLLM(answers=[GOOD])
+    (best, _) = generate_from_config(INSTRUCTION, None, again, cfg, ctx(repo), journal=journal)
+    assert len(again.calls) == 1 and again.calls[0]["n"] == 1  # only the repair round ran
+    assert "--lr 0.1" in best.code and Journal(journal).get("repair-1") == GOOD
+
+
+def test_only_the_instruction_and_context_reach_the_prompt(repo):
+    llm = ScriptedLLM(answers=[BAD_FLAG, GOOD])
+    ctx_ = CheckContext(repo, ".", INSTRUCTION)
+    context = Context(text="CONTEXT-TEXT", chunk_ids=["c1"], budget=100, unit="chars", query=INSTRUCTION)
+    generate_from_config(INSTRUCTION, context, llm, config("generation.n=1", "generation.repair_rounds=1"), ctx_)
+    sent = json.dumps([c["messages"] for c in llm.calls])
+    for secret in ("ORACLE", "ARGUMENTS", "REFERENCE-OUTPUT"):
+        assert secret not in sent
+    assert "CONTEXT-TEXT" in sent and INSTRUCTION in sent
+
+
+def test_mlbench_run_in_checked_mode_resumes_mid_task_after_sigkill(tmp_path):
+    """Killed during task 1's repair round: the rerun reads the journalled samples back and
+    runs only the repair (so the scripted model's first answer goes to the repair round)."""
+    import signal
+    import subprocess
+
+    from bench_helpers import cli_argv, cli_env, make_bench
+
+    tasks_file, repos = make_bench(tmp_path, n_tasks=1)
+    out, blocked = tmp_path / "run", tmp_path / "blocked"
+    bad, good = "python train.py --datset citeseer", "python train.py --dataset citeseer"
+    argv = cli_argv("mlbench", "run", "--tasks", str(tasks_file), "--repos", str(repos), "--out", str(out),
+                    "--setting", "none", "--llm", "bench_helpers:BlockingScriptedLLM", "-n", "1", "-q",
+                    "--set", f"generation.llm.scripted_answers={json.dumps([bad, good])}",
+                    "--set", "generation.check=[bash,coverage]", "--set", "generation.repair_rounds=1")
+    env = cli_env(RAGCODE_TEST_BLOCKED=str(blocked), RAGCODE_TEST_BLOCK_AT="2")
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        import time
+
+        stop = time.monotonic() + 120
+        while proc.poll() is None and not blocked.exists() and time.monotonic() < stop:
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert blocked.exists(), proc.stderr.read().decode()[-2000:]
+    assert not (out / "samples.jsonl").exists() or (out / "samples.jsonl").read_text() == ""
+    (journal,) = (out / "rounds").glob("*.jsonl")
+    assert [json.loads(x)["step"] for x in journal.read_text().splitlines()] == ["samples"]
+    env["RAGCODE_TEST_BLOCK_AT"] = "0"
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (rec,) = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    check = rec["candidates"][0]["metadata"]["check"]
+    assert check["repair"][0]["answer"] == bad  # the rerun's first model call was the repair round
+    assert check["repair"][0]["findings_before"][0]["code"] == "unknown-flag"
