@@ -9,7 +9,8 @@ import pytest
 from ragcode.config import Config
 from ragcode.errors import ConfigError
 from ragcode.generation.backends.scripted import ScriptedLLM
-from ragcode.generation.generate import generate, generate_candidates
+from ragcode.answering import generate
+from ragcode.generation.generate import generate_candidates
 from ragcode.generation.llm import Sampling, load_llm
 from ragcode.generation.prompt import build_prompt, fit_to_tokens, load_template, template_names
 from ragcode.types import Context, Task

@@ -28,7 +28,7 @@ def search(index: Any, query: str, k: int = 10, config: Any = None, **kwargs: An
 
 def generate(task: Any, index: Any = None, n: int = 5, config: Any = None, **kwargs: Any) -> Any:
     """Generate ``n`` candidate answers for a task (instruction string or ``Task``)."""
-    from ragcode.generation.generate import generate as _generate
+    from ragcode.answering import generate as _generate
 
     return _generate(task, index=index, n=n, config=config, **kwargs)
 

@@ -240,6 +240,10 @@ class GenerationConfig(_Section):
     n: Positive = 5
     context_tokens: NonNegative = 1800
     llm: LLMConfig = Field(default_factory=LLMConfig)
+    # answers checked against the repository (ragcode.check): checker names; empty = unchecked
+    check: list[str] = Field(default_factory=list)
+    select: bool = True  # with checks: order the n samples best first (findings, then agreement)
+    repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0  # with checks: findings back to the model
 
 
 # --- execution / bench ----------------------------------------------------------------------

@@ -97,15 +97,14 @@ def bench_generation(
 ) -> list[TaskGeneration]:
     """Generate ``generation.n`` answers per task from its stored context and score each one.
 
-    Answers come from ``ragcode.generation.generate_candidates`` (the configured model and
-    template); the parsed code of each is scored by the named policy (``ragcode.bench.scoring``),
+    Answers come from ``ragcode.answering.generate_from_config`` through the benchmark runner's
+    generate function (the configured model, template and checks); the parsed code of each is scored by the named policy (``ragcode.bench.scoring``),
     run by the configured executor unless ``execute`` is false (text checks only). Every finished
     task is appended to ``run_dir/samples.jsonl``, so a killed cell resumes where it stopped.
     """
     from ragcode.bench.jsonl import append_line, read_lines, repair_tail
     from ragcode.bench.scoring import ScoreContext, load_scorer
-    from ragcode.generation.generate import generate_candidates
-    from ragcode.generation.llm import Sampling, load_llm
+    from ragcode.bench.runner import default_generate_fn
     from ragcode.types import Context
 
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -119,18 +118,15 @@ def bench_generation(
 
         executor = load_executor(config.execution)
     score_ctx = ScoreContext(repos_dir=repos, config=config, executor=executor)
-    gen = config.generation
-    llm = None
+    generate = None
     out: list[TaskGeneration] = []
     for r in retrievals:
         rec = done.get(r.task.key)
         if rec is None:
-            llm = llm or load_llm(config)
+            generate = generate or default_generate_fn(config, repos_dir=repos, rounds_dir=run_dir / "rounds")
             context = Context(text=r.context, chunk_ids=r.context_ids, budget=config.context.budget,
                               unit=config.context.unit, query=r.task.instruction)
-            candidates = generate_candidates(
-                r.task.instruction, context, llm, n=gen.n, template=gen.template,
-                sampling=Sampling.from_config(gen.llm), context_tokens=gen.context_tokens)
+            candidates = generate(r.task, context)
             verdicts = [scorer.score_sample(r.task, c.code, c.sample_index, score_ctx)
                         for c in candidates]
             rec = {"task_key": r.task.key, "github_id": r.task.github_id, "id": r.task.id,

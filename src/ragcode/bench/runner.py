@@ -72,17 +72,28 @@ def _check_or_write_run_json(out: Path, config: Config) -> None:
     write_atomic(path, json.dumps(data, indent=1) + "\n")
 
 
-def default_generate_fn(config: Config, llm: Any = None) -> GenerateFn:
-    from ragcode.generation.generate import generate_candidates
-    from ragcode.generation.llm import Sampling, load_llm
+def default_generate_fn(config: Config, llm: Any = None, repos_dir: str | Path | None = None,
+                        rounds_dir: Path | None = None) -> GenerateFn:
+    """Answers through ``generate_from_config``; with ``generation.check`` each task's answers
+    are checked in its repository folder (``repos_dir``) and its finished sampling / repair
+    steps journalled under ``rounds_dir`` so a killed run resumes mid-task."""
+    from ragcode.answering import generate_from_config
+    from ragcode.generation.llm import load_llm
 
     model = llm or load_llm(config)
-    gen = config.generation
 
     def generate(task: Task, context: Context | None) -> list[Candidate]:
-        return generate_candidates(task.instruction, context, model, n=gen.n, template=gen.template,
-                                   sampling=Sampling.from_config(gen.llm),
-                                   context_tokens=gen.context_tokens)
+        check_ctx, journal = None, None
+        if config.generation.check and repos_dir is not None:
+            from ragcode.bench.scoring import repo_dir_for
+            from ragcode.check import CheckContext
+
+            repo_dir, folder = repo_dir_for(task, Path(repos_dir))
+            interp = config.execution.envs.get(folder) or config.execution.python
+            check_ctx = CheckContext(repo_dir, task.path or ".", task.instruction, interp, {"repo_name": folder})
+            if rounds_dir is not None:
+                journal = rounds_dir / (hashlib.sha256(task.key.encode()).hexdigest()[:16] + ".jsonl")
+        return generate_from_config(task.instruction, context, model, config, check_ctx, journal)
 
     return generate
 
@@ -143,7 +154,7 @@ def _run_locked(tasks: list[Task], repos_dir: str | Path, out: Path, config: Con
     pending = [t for t in todo if t.key not in done]
     if not pending:
         return summary
-    generate = generate_fn or default_generate_fn(config)
+    generate = generate_fn or default_generate_fn(config, repos_dir=repos_dir, rounds_dir=out / "rounds")
     builder = ContextBuilder(config.bench.setting, repos_dir, config)
     try:
         for task in pending:

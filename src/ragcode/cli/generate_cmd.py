@@ -1,5 +1,5 @@
 """`ragcode generate --index NAME "instruction"`: n candidate answers with the chunks they used
-(a skin over ``ragcode.generation.generate.generate``)."""
+and, with ``generation.check``, each answer's findings (a skin over ``ragcode.answering.generate``)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ def generate_command(
     model: Optional[str] = typer.Option(None, "--model", "-m",
                                         help="Model alias, GGUF/folder path, hub id or server model name."),
     template: Optional[str] = typer.Option(None, "--template", "-t", help="Prompt template name or file."),
+    path: str = typer.Option(".", "--path", help="Where in the repository the answer runs (for the checks)."),
+    check: bool = typer.Option(False, "--check", help="Check answers against the repository "
+                               "(generation.check=[bash,python,coverage] unless set)."),
     config: Optional[Path] = common.ConfigOption,
     set_: Optional[list[str]] = common.SetOption,
     as_json: bool = typer.Option(False, "--json", help="Print candidates as JSON on stdout."),
@@ -40,11 +43,15 @@ def generate_command(
         if value is not None:
             overrides.append(f"generation.{field}={value}")
     cfg = common.config_from(config, overrides)
-    from ragcode.generation.generate import generate
+    if check and not cfg.generation.check:
+        from ragcode.check import DEFAULT_CHECKS
+
+        cfg.generation.check = list(DEFAULT_CHECKS)
+    from ragcode.answering import generate
 
     with common.err_console.status("generating ...", spinner="dots") if not (as_json or quiet) \
             else nullcontext():
-        candidates = generate(instruction, index=index, n=n, config=cfg)
+        candidates = generate(instruction, index=index, n=n, config=cfg, path=path)
     if as_json:
         typer.echo(json.dumps([candidate_dict(c) for c in candidates], indent=1, ensure_ascii=False))
         return
@@ -73,8 +80,24 @@ def _print(candidates: list[Any]) -> None:
             console.print(f"  {cid}", highlight=False)
     for c in candidates:
         lexer = "bash" if c.answer_type == "bash" else "python"
-        console.print(Panel(Syntax(c.code or "(empty)", lexer, word_wrap=True),
-                            title=f"sample {c.sample_index + 1}: {c.answer_type}", title_align="left"))
+        check = c.metadata.get("check")
+        title = f"sample {c.sample_index + 1}: {c.answer_type}"
+        if check is not None:
+            title += f"  findings: {len(check['findings'])} (penalty {check['penalty']})"
+        console.print(Panel(Syntax(c.code or "(empty)", lexer, word_wrap=True), title=title, title_align="left"))
+        if check is not None:
+            print_findings(check["findings"])
+            for r in check.get("repair", []):
+                console.print(f"  repair round {r['round']}: {len(r['findings_after'])} finding(s) after, "
+                              f"{'accepted' if r['accepted'] else 'not better, kept the previous answer'}",
+                              highlight=False, markup=False)
+
+
+def print_findings(findings: list[dict[str, Any]]) -> None:
+    for f in findings:
+        where = f" (line {f['line']})" if f.get("line") else ""
+        common.console.print(f"  {f['severity']}: {f['code']}{where}: {f['message']}",
+                             highlight=False, markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

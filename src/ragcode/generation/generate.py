@@ -1,10 +1,9 @@
 """Instruction (+ context) -> n ``Candidate`` answers.
 
-``generate_candidates`` is the stage function the benchmark calls with a context it built itself
-(none / README / BM25 / ragcode / oracle settings). ``generate`` is the public entry point: it
-takes an instruction or a ``Task`` (only ``task.instruction`` is used), retrieves and packs a
-context through the retrieval stage when an index is given, loads the configured model and
-returns the candidates.
+``prepare_prompt`` builds the prompt (the context cut to its token budget) and the metadata
+every candidate carries; ``sample_candidates`` draws and parses ``n`` answers to it;
+``generate_candidates`` does both. The public entry point, which also retrieves the context and
+checks answers when configured, is ``ragcode.answering.generate``.
 
 Every candidate's ``metadata`` records what produced it: model id, template name and sha256,
 the context's chunk ids, the sampling settings, prompt/answer token counts and timings.
@@ -14,17 +13,64 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ragcode.generation.llm import LLM, Sampling, load_llm
 from ragcode.generation.parse import parse_answer
 from ragcode.generation.prompt import PromptTemplate, build_prompt, fit_to_tokens, load_template
-from ragcode.types import Candidate, Context, Task
-
-if TYPE_CHECKING:
-    from ragcode.config import Config
+from ragcode.types import Candidate, Context
 
 log = logging.getLogger(__name__)
+
+
+def prepare_prompt(
+    instruction: str,
+    context: Context | None,
+    llm: LLM,
+    template: str | PromptTemplate = "ragcode",
+    context_tokens: int = 0,
+) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """The prompt messages for ``instruction`` with ``context`` (cut to ``context_tokens`` model
+    tokens at a line boundary when > 0) and the metadata every candidate of it carries."""
+    tmpl = load_template(template) if isinstance(template, str) else template
+    text: str | None = None
+    truncated = False
+    if context is not None:
+        text, truncated = fit_to_tokens(context.text, context_tokens, llm.count_tokens)
+        if truncated:
+            log.info("context cut to %d model tokens (was %d chars, now %d)",
+                     context_tokens, len(context.text), len(text))
+    messages = build_prompt(instruction, text, tmpl)
+    meta = {
+        "model": llm.model_id,
+        "template": tmpl.name,
+        "template_sha256": tmpl.sha256,
+        "chunk_ids": list(context.chunk_ids) if context is not None else [],
+        "context_chars": len(text or ""),
+        "context_truncated": truncated,
+        "prompt_tokens": sum(llm.count_tokens(m["content"]) for m in messages),
+    }
+    return messages, meta
+
+
+def to_candidate(answer: str, index: int, meta: dict[str, Any], **extra: Any) -> Candidate:
+    """A model's raw answer parsed into a ``Candidate`` carrying ``meta`` and ``extra``."""
+    parsed = parse_answer(answer)
+    return Candidate(text=answer, code=parsed.code, answer_type=parsed.answer_type, sample_index=index,
+                     metadata=dict(meta, fenced=parsed.fenced, fence_label=parsed.label, **extra))
+
+
+def sample_candidates(messages: list[dict[str, str]], meta: dict[str, Any], llm: LLM, n: int,
+                      sampling: Sampling) -> list[Candidate]:
+    """``n`` answers to ``messages``, parsed, with timings and token counts in their metadata."""
+    started = time.perf_counter()
+    answers = llm.generate(messages, n, sampling)
+    elapsed = time.perf_counter() - started
+    answer_tokens = [llm.count_tokens(a) for a in answers]
+    base = dict(meta, sampling=sampling.to_dict(), seconds=round(elapsed, 3),
+                tokens_per_s=round(sum(answer_tokens) / elapsed, 2) if elapsed > 0 else None)
+    return [to_candidate(a, i, base, seed=sampling.seed + i, answer_tokens=answer_tokens[i])
+            for i, a in enumerate(answers)]
 
 
 def generate_candidates(
@@ -41,67 +87,5 @@ def generate_candidates(
     ``context_tokens`` > 0 cuts the context (at a line boundary) to that many tokens of the
     model's own tokenizer. Only ``instruction`` and ``context`` reach the prompt.
     """
-    tmpl = load_template(template) if isinstance(template, str) else template
-    sampling = sampling or Sampling()
-    text: str | None = None
-    truncated = False
-    if context is not None:
-        text, truncated = fit_to_tokens(context.text, context_tokens, llm.count_tokens)
-        if truncated:
-            log.info("context cut to %d model tokens (was %d chars, now %d)",
-                     context_tokens, len(context.text), len(text))
-    messages = build_prompt(instruction, text, tmpl)
-    prompt_tokens = sum(llm.count_tokens(m["content"]) for m in messages)
-    started = time.perf_counter()
-    answers = llm.generate(messages, n, sampling)
-    elapsed = time.perf_counter() - started
-    answer_tokens = [llm.count_tokens(a) for a in answers]
-    base = {
-        "model": llm.model_id,
-        "template": tmpl.name,
-        "template_sha256": tmpl.sha256,
-        "chunk_ids": list(context.chunk_ids) if context is not None else [],
-        "context_chars": len(text or ""),
-        "context_truncated": truncated,
-        "sampling": sampling.to_dict(),
-        "prompt_tokens": prompt_tokens,
-        "seconds": round(elapsed, 3),
-        "tokens_per_s": round(sum(answer_tokens) / elapsed, 2) if elapsed > 0 else None,
-    }
-    out = []
-    for i, answer in enumerate(answers):
-        parsed = parse_answer(answer)
-        meta = dict(base, seed=sampling.seed + i, answer_tokens=answer_tokens[i],
-                    fenced=parsed.fenced, fence_label=parsed.label)
-        out.append(Candidate(text=answer, code=parsed.code, answer_type=parsed.answer_type,
-                             sample_index=i, metadata=meta))
-    return out
-
-
-def generate(
-    task: str | Task,
-    index: Any = None,
-    n: int | None = None,
-    config: Config | None = None,
-    llm: LLM | None = None,
-    context: Context | None = None,
-) -> list[Candidate]:
-    """``n`` candidates for ``task`` (an instruction or a ``Task``).
-
-    With ``index`` (a name, path or loaded index) the context is retrieved and packed; a ready
-    ``context`` may be passed instead. ``llm`` defaults to the configured backend.
-    """
-    from ragcode.config import Config
-
-    config = config or Config()
-    gen = config.generation
-    instruction = task.instruction if isinstance(task, Task) else str(task)
-    if context is None and index is not None:
-        from ragcode.retrieval.search import retrieve_context
-
-        context = retrieve_context(index, instruction, config)
-    llm = llm or load_llm(config)
-    return generate_candidates(
-        instruction, context, llm, n=n or gen.n, template=gen.template,
-        sampling=Sampling.from_config(gen.llm), context_tokens=gen.context_tokens,
-    )
+    messages, meta = prepare_prompt(instruction, context, llm, template, context_tokens)
+    return sample_candidates(messages, meta, llm, n, sampling or Sampling())
