@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from check_helpers import make_check_repo
 
@@ -95,8 +97,18 @@ def test_an_answer_that_runs_no_script_is_a_finding(repo):
 def test_python_unresolvable_import_and_missing_repository_symbol(repo):
     code = "import nonexistent_mod_xyz\nfrom pkg.models import GCN, GAT\nm = GCN()\n"
     got = findings(code, repo, answer_type="python")
-    assert [f.code for f in got] == ["unresolved-import", "missing-symbol"]
-    assert got[1].line == 2 and "pkg.models has no GAT" in got[1].message
+    assert [(f.code, f.severity) for f in got] == [("missing-symbol", "error"), ("unresolved-import", "warning")]
+    assert got[0].line == 2 and "pkg.models has no GAT" in got[0].message
+    # with the repository's own interpreter configured, a missing module is the answer's error
+    ctx = CheckContext(repo, ".", "", sys.executable)
+    (imp, _) = sorted(check_answer(code, "python", ctx, load_checkers(["python"])), key=lambda f: f.line)
+    assert imp.code == "unresolved-import" and imp.severity == "error"
+
+
+def test_a_package_the_repository_depends_on_is_the_environments_gap(tmp_path):
+    own = make_check_repo(tmp_path)
+    (own / "requirements.txt").write_text("somedep-not-installed>=1\n")
+    assert codes("import somedep_not_installed\nimport pkg\n", own, "python") == []
 
 
 def test_python_attribute_on_an_imported_repository_module(repo):

@@ -91,7 +91,7 @@ def _value_findings(p: _Parsed, script: str) -> list[Finding]:
     if v is None or _expansion(v):
         return []
     choices = f.choices if isinstance(f.choices, list) else None
-    values = v.split(",") if f.nargs in ("+", "*") and "," in v else [v]
+    values = v.split(",") if _multi(f) and "," in v else [v]
     out: list[Finding] = []
     if choices and all(isinstance(c, (str, int, float)) for c in choices):
         allowed = {str(c) for c in choices}
@@ -113,6 +113,12 @@ def _value_findings(p: _Parsed, script: str) -> list[Finding]:
                                target=script))
             break
     return out
+
+
+def _multi(flag: Flag) -> bool:
+    """Does the flag take several values (``nargs`` ``+``, ``*`` or a count above 1)?"""
+    n = flag.nargs
+    return n in ("+", "*") or (isinstance(n, int) and n > 1) or (isinstance(n, str) and n.isdigit() and int(n) > 1)
 
 
 def _positional_range(flags: list[Flag]) -> tuple[int, int | None]:
@@ -152,7 +158,7 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
         if word == "--":
             positionals.extend(args[i:])
             break
-        if not word.startswith("-") or word == "-" or _NUMBER.match(word) or _expansion(word):
+        if not word.startswith("-") or word == "-" or _NUMBER.match(word) or _expansion(word.split("=", 1)[0]):
             positionals.append(word)
             continue
         name, eq, inline = word.partition("=")
@@ -174,7 +180,7 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
             continue
         value: str | None = inline if eq else None
         if value is None and takes_value(flag):
-            if flag.nargs in ("+", "*") or (isinstance(flag.nargs, int) and flag.nargs > 1):
+            if _multi(flag):
                 taken = []
                 while i < len(args) and (not args[i].startswith("-") or _NUMBER.match(args[i])):
                     taken.append(args[i])

@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from ragcode.bench.static_checks import _env_modules, _in_repo
+from ragcode.bench.static_checks import _env_modules, _in_repo, repo_declared_packages, repo_imports
 
 
 def env_has_modules(interpreter: str, names: tuple[str, ...]) -> dict[str, bool]:
@@ -17,3 +18,10 @@ def env_has_modules(interpreter: str, names: tuple[str, ...]) -> dict[str, bool]
 
 def in_repo(name: str, roots: list[Path], repo_dir: Path) -> bool:
     return _in_repo(name, roots, repo_dir)
+
+
+def repo_needs(top: str, repo_dir: Path) -> bool:
+    """Is ``top`` a third-party package the repository imports itself or says to install?"""
+    if top in sys.stdlib_module_names:
+        return False
+    return top in repo_imports(Path(repo_dir)) or top.lower() in repo_declared_packages(Path(repo_dir))

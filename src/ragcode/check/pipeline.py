@@ -105,15 +105,18 @@ def _repair(best: Candidate, fs: list[Finding], messages: list[dict[str, str]], 
         conv = [*conv, {"role": "assistant", "content": current.text},
                 {"role": "user", "content": repair_message(current_fs, ctx.task_dir)}]
         step = f"repair-{r}"
-        text = journal.get(step)
+        text, seconds = journal.get(step), None
         if text is None:
+            t0 = time.perf_counter()
             text = llm.generate(conv, 1, greedy)[0]
+            seconds = round(time.perf_counter() - t0, 3)
             journal.put(step, text)
         new = to_candidate(text, 0, best.metadata, repaired_round=r)
         new_fs = check_answer(new.code, new.answer_type, ctx, checkers)
         accepted = penalty(new_fs) < penalty(current_fs)
-        log.append({"round": r, "prompt_sha": prompt_hash(conv), "findings_before": [f.to_dict() for f in current_fs],
-                    "answer": text, "findings_after": [f.to_dict() for f in new_fs], "accepted": accepted})
+        log.append({"round": r, "prompt_sha": prompt_hash(conv), "previous": current.code,
+                    "findings_before": [f.to_dict() for f in current_fs], "answer": text, "code": new.code,
+                    "findings_after": [f.to_dict() for f in new_fs], "accepted": accepted, "seconds": seconds})
         if not accepted:
             break
         current, current_fs = new, new_fs

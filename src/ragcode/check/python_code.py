@@ -6,8 +6,11 @@
 - names taken from the repository's modules exist there: ``from models import GCNN`` when
   ``models.py`` defines no ``GCNN``, or ``models.GCNN(...)`` after ``import models``
   (``missing-symbol``, naming the closest real one);
-- it uses the repository at all: an answer that imports none of its modules and runs none of
-  its scripts (a home-made argparse script that prints values) is ``no-repo-use``.
+- it uses the repository at all: an answer that imports none of its modules, none of the
+  packages it depends on (its own imports, its requirement files, ``pip install`` in its docs)
+  and runs none of its scripts (a home-made argparse script that prints values) is
+  ``no-repo-use``. A missing package the repository depends on is not the answer's fault (the
+  environment lacks it), so it is no finding.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 
 from ragcode.check import ERROR, WARNING, CheckContext, Finding
 from ragcode.check.facts import module_file, module_symbols
-from ragcode.check.facts_env import env_has_modules, in_repo
+from ragcode.check.facts_env import env_has_modules, in_repo, repo_needs
 
 _RUNNERS = {"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput"}
 
@@ -57,17 +60,21 @@ class PythonChecker:
                 imports.append((node.lineno, node.module, [a.name for a in node.names], ""))
         tops = sorted({m.split(".")[0] for _, m, _, _ in imports})
         own = {t for t in tops if in_repo(t, roots, repo)}
-        have = env_has_modules(ctx.interpreter, tuple(t for t in tops if t not in own))
+        # a package the repository itself imports or tells users to install: a real dependency,
+        # so a missing one is the environment's gap (infrastructure), not the answer's mistake
+        needed = {t for t in tops if t not in own and repo_needs(t, repo)}
+        have = env_has_modules(ctx.interpreter, tuple(t for t in tops if t not in own | needed))
         reported: set[str] = set()
         aliases: dict[str, str] = {}  # a name bound to a repository module -> that module
         for line, module, names, alias in imports:
             top = module.split(".")[0]
             if top not in own:
-                if not have.get(top, True) and top not in reported:
+                if top not in needed and not have.get(top, True) and top not in reported:
                     reported.add(top)
+                    # without the repository's own interpreter the environment may simply lack it
                     found.append(Finding(self.name, "unresolved-import",
                                          f"import {module}: no module {top!r} in the repository or the environment",
-                                         line=line, target=module))
+                                         severity=ERROR if ctx.interpreter else WARNING, line=line, target=module))
                 continue
             if alias:
                 aliases[alias] = module if alias != top else top
@@ -79,7 +86,7 @@ class PythonChecker:
             used = [(n.lineno, n.attr) for n in ast.walk(tree)
                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == alias]
             found.extend(self._names(module, used, roots))
-        if not own and not _runs_a_script(tree):
+        if not own and not needed and not _runs_a_script(tree):
             found.append(Finding(self.name, "no-repo-use",
                                  "the answer never uses the repository: it imports none of its modules and "
                                  "runs none of its scripts", severity=WARNING))

@@ -1,0 +1,161 @@
+"""Checked generation on ML-Bench tasks: single greedy sample vs checked selection vs selection +
+repair, from ONE checked run, and how often the checks blame a correct answer.
+
+    # a stratified half of the tasks (every second task of each repository, in file order)
+    python benchmarks/checked_dev.py subset --tasks dev.jsonl --out results/dev_half.jsonl
+    # one checked run holds all three modes (sample 1 is greedy; its pre-repair order is kept)
+    ragcode mlbench run --tasks results/dev_half.jsonl --repos repos/ --setting ragcode -n 5 \\
+        --out runs/checked/ --set 'generation.check=[bash,python,coverage]' --set generation.repair_rounds=1
+    python benchmarks/checked_dev.py modes --run runs/checked/ --tasks results/dev_half.jsonl
+    # findings on the dataset's reference answers: every one is a false alarm candidate
+    python benchmarks/checked_dev.py references --tasks dev.jsonl --repos repos/
+
+``modes`` reads ``samples.jsonl`` and, per task, takes: **single** = the greedy sample
+(``check.original_index == 0``), **select** = the first answer before repair, **repair** = the
+first answer after repair; and reports for each ML-Bench's two text checks at pass@1 (the
+official rule: every argument value, lower-cased, a substring of the answer, and the answer type
+right), pass@5 (any of the samples, for select/repair), answer-type accuracy, the share of
+first answers with zero findings, and seconds per task (single: the greedy call; select: all
+samples + checks; repair: + the repair round). The task's arguments and type are read only
+here, to score; nothing of them reached the model. Prints a table and writes JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from ragcode.fileio import write_atomic
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def subset(args: argparse.Namespace) -> int:
+    rows = [line for line in Path(args.tasks).read_text().splitlines() if line.strip()]
+    seen: Counter[int] = Counter()
+    keep = []
+    for line in rows:
+        gid = json.loads(line).get("github_id")
+        if seen[gid] % 2 == 0:
+            keep.append(line)
+        seen[gid] += 1
+    write_atomic(Path(args.out), "\n".join(keep) + "\n")
+    print(f"{len(keep)} of {len(rows)} tasks -> {args.out}")
+    return 0
+
+
+def _first_before_repair(cands: list[dict]) -> tuple[str, list]:
+    check = cands[0]["metadata"].get("check", {})
+    rounds = check.get("repair") or []
+    if rounds:
+        return rounds[0]["previous"], rounds[0]["findings_before"]
+    return cands[0]["code"], check.get("findings", [])
+
+
+def modes(args: argparse.Namespace) -> int:
+    from ragcode.bench.dataset import load_tasks
+    from ragcode.bench.legacy import arguments_ok, type_ok
+
+    tasks = {t.key: t for t in load_tasks(args.tasks).tasks}
+    recs = [json.loads(x) for x in (Path(args.run) / "samples.jsonl").read_text().splitlines() if x.strip()]
+    acc: dict[str, Counter] = defaultdict(Counter)
+    per_repo: dict[str, Counter] = defaultdict(Counter)
+    for rec in recs:
+        task = tasks.get(rec["key"])
+        if task is None:
+            continue
+        cands = rec["candidates"]
+        greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
+        pre_code, pre_findings = _first_before_repair(cands)
+        chosen = {"single": (greedy["code"], greedy["metadata"].get("check", {}).get("findings", [])),
+                  "select": (pre_code, pre_findings),
+                  "repair": (cands[0]["code"], cands[0]["metadata"].get("check", {}).get("findings", []))}
+        check = cands[0]["metadata"].get("check", {})
+        greedy_s = greedy["metadata"].get("seconds") or 0
+        repair_s = sum((r.get("seconds") or 0) for r in check.get("repair", []))
+        total_s = check.get("seconds", greedy_s)
+        seconds = {"single": greedy_s, "select": total_s - repair_s, "repair": total_s}
+        all_codes = [c["code"] for c in cands]
+        for mode, (code, findings) in chosen.items():
+            ok = arguments_ok(code, task.arguments) and type_ok(code, task.type)
+            a = acc[mode]
+            a["tasks"] += 1
+            a["pass1"] += ok
+            a["type_ok"] += type_ok(code, task.type)
+            a["zero_findings"] += not findings
+            a["seconds"] += seconds[mode]
+            per_repo[f"{mode}:{task.github_id}"]["pass1"] += ok
+            per_repo[f"{mode}:{task.github_id}"]["tasks"] += 1
+            pool = [code] if mode == "single" else all_codes + ([pre_code] if mode == "repair" else [])
+            a["pass5"] += any(arguments_ok(c, task.arguments) and type_ok(c, task.type) for c in pool)
+    rows = {}
+    for mode in ("single", "select", "repair"):
+        a = acc[mode]
+        n = a["tasks"] or 1
+        rows[mode] = {"tasks": a["tasks"], "pass@1": round(a["pass1"] / n, 3), "pass@5": round(a["pass5"] / n, 3),
+                      "type_accuracy": round(a["type_ok"] / n, 3), "zero_findings": round(a["zero_findings"] / n, 3),
+                      "seconds_per_task": round(a["seconds"] / n, 1)}
+    print(f"| mode | tasks | pass@1 | pass@5 | type acc. | zero findings | s/task |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for mode, r in rows.items():
+        print(f"| {mode} | {r['tasks']} | {r['pass@1']:.3f} | {r['pass@5']:.3f} | {r['type_accuracy']:.3f} | "
+              f"{r['zero_findings']:.3f} | {r['seconds_per_task']} |")
+    out = {"run": str(args.run), "modes": rows, "per_repo": {k: dict(v) for k, v in per_repo.items()},
+           "config": json.loads((Path(args.run) / "run.json").read_text()).get("config", {}).get("generation")}
+    write_atomic(Path(args.out or Path(args.run) / "checked_modes.json"), json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+def references(args: argparse.Namespace) -> int:
+    """Findings on the dataset's reference answers (run where the task runs): each is a false
+    alarm unless the reference itself is wrong for the pinned checkout."""
+    from ragcode.bench.dataset import load_tasks
+    from ragcode.bench.scoring import repo_dir_for
+    from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
+    from ragcode.generation.parse import parse_answer
+
+    checkers = load_checkers(args.check or list(DEFAULT_CHECKS))
+    by_code: Counter[str] = Counter()
+    flagged, rows = 0, []
+    tasks = load_tasks(args.tasks).tasks
+    for task in tasks:
+        repo, _ = repo_dir_for(task, Path(args.repos))
+        parsed = parse_answer(task.output)
+        findings = check_answer(parsed.code, parsed.answer_type, CheckContext(repo, task.path or ".", task.instruction),
+                                checkers)
+        flagged += bool(findings)
+        by_code.update(f.code for f in findings)
+        rows.append({"key": task.key, "findings": [f.to_dict() for f in findings]})
+    print(f"{flagged} of {len(tasks)} reference answers have findings; by code: {dict(by_code.most_common())}")
+    for r in rows:
+        for f in r["findings"]:
+            print(f"  {r['key']}: {f['code']}: {f['message']}")
+    write_atomic(Path(args.out or "benchmarks/results/checked_references.json"),
+                 json.dumps({"flagged": flagged, "tasks": len(tasks), "by_code": dict(by_code), "rows": rows}, indent=1))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("subset")
+    s.add_argument("--tasks", required=True)
+    s.add_argument("--out", required=True)
+    m = sub.add_parser("modes")
+    m.add_argument("--run", required=True)
+    m.add_argument("--tasks", required=True)
+    m.add_argument("--out", default="")
+    r = sub.add_parser("references")
+    r.add_argument("--tasks", required=True)
+    r.add_argument("--repos", default="repos")
+    r.add_argument("--check", action="append", default=[])
+    r.add_argument("--out", default="")
+    args = ap.parse_args(argv)
+    return {"subset": subset, "modes": modes, "references": references}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
