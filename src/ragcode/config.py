@@ -281,6 +281,18 @@ class BenchConfig(_Section):
     exec_timeout_s: NonNegativeFloat = 0.0  # exec-strict timeout; 0 = execution.timeout_s
 
 
+class AgentConfig(_Section):
+    # tools besides submit (ragcode.agent.tools.TOOLS); "run" executes answers in the sandbox
+    tools: list[str] = Field(default_factory=lambda: ["search", "open", "ls", "cli", "check"])
+    protocol: str = "auto"  # native tool calls, the text protocol, or auto (native where the backend has chat)
+    max_steps: Positive = 8  # model calls per episode
+    max_tokens: Positive = 40_000  # prompt + reply tokens summed over an episode's calls
+    max_seconds: PositiveFloat = 600.0  # wall time of one episode
+    max_observation_chars: Positive = 3000  # a longer tool result is cut; open pages long files
+    reply_tokens: Positive = 512  # most tokens of one reply
+    search_k: Annotated[int, Field(ge=1, le=20)] = 5  # search's k when the model gives none
+
+
 class Config(_Section):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
@@ -291,13 +303,17 @@ class Config(_Section):
     generation: GenerationConfig = Field(default_factory=GenerationConfig)
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     bench: BenchConfig = Field(default_factory=BenchConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
     def hash(self, exclude: tuple[str, ...] = ("index",)) -> str:
-        """Hash of the resolved settings (paths of caches and outputs excluded)."""
+        """Hash of the resolved settings (paths of caches and outputs excluded; the agent
+        section only when it differs from its defaults, so hashes from before it still hold)."""
         data = {k: v for k, v in self.to_dict().items() if k not in exclude}
+        if data.get("agent") == AgentConfig().model_dump(mode="json"):
+            del data["agent"]
         return _digest(data)
 
     def section_hash(self, *sections: str) -> str:
