@@ -64,6 +64,36 @@ class LLM(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class ToolCall:
+    """One native tool call: the server's call id, the tool's name, its arguments as raw JSON."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """One reply of a tool-calling chat: its text, its tool calls, the server's token counts."""
+
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@runtime_checkable
+class ToolChat(Protocol):
+    """A backend that takes tool definitions natively (OpenAI's ``tools`` / ``tool_calls``).
+    ``tools`` are OpenAI function definitions; ``messages`` may hold assistant ``tool_calls``
+    and ``tool`` messages."""
+
+    def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+             sampling: Sampling) -> ChatReply:
+        ...
+
+
 LLMS = Registry("llm backend", {
     "scripted": "ragcode.generation.backends.scripted:ScriptedLLM",
     "openai": "ragcode.generation.backends.openai_api:OpenAIChatLLM",

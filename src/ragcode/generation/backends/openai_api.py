@@ -10,11 +10,14 @@ Together, DeepSeek, ...) over plain HTTP with httpx.
   exponential backoff and full jitter (base ``backoff_s``), honouring ``Retry-After``. Other 4xx
   fail at once with the server's message.
 - Token counts are estimated (about 3.5 characters per token): no tokenizer is downloaded.
+- ``chat(messages, tools, sampling)``: one reply with native tool calls (the request's
+  ``tools``, the reply's ``tool_calls``) and the server's ``usage`` token counts, for the agent.
 """
 
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import math
 import os
@@ -25,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ragcode.generation.llm import LLMError, Message, Sampling
+from ragcode.generation.llm import ChatReply, LLMError, Message, Sampling, ToolCall
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +71,28 @@ class OpenAIChatLLM:
     def close(self) -> None:
         self._client.close()
 
-    # --- HTTP -------------------------------------------------------------------------------
-    def _request(self, messages: list[Message], n: int, sampling: Sampling, seed: int) -> list[str]:
-        import httpx
+    def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+             sampling: Sampling) -> ChatReply:
+        """One reply with native tool calls (``tools`` are OpenAI function definitions)."""
+        body = self._body(messages, 1, sampling, sampling.seed)
+        if tools:
+            body["tools"] = tools
+        resp, url = self._post(body)
+        try:
+            data = resp.json()
+            message = data["choices"][0]["message"]
+            calls = tuple(ToolCall(str(c.get("id") or f"call_{i}"), str(c["function"]["name"]),
+                                   _arguments_text(c["function"].get("arguments")))
+                          for i, c in enumerate(message.get("tool_calls") or []))
+            usage = data.get("usage") or {}
+            return ChatReply(message.get("content") or "", calls, usage.get("prompt_tokens"),
+                             usage.get("completion_tokens"))
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise LLMError(f"{url} returned a reply that is not a chat completion ({exc!r}): "
+                           f"{resp.text[:200]!r}") from None
 
+    # --- HTTP -------------------------------------------------------------------------------
+    def _body(self, messages: list[Any], n: int, sampling: Sampling, seed: int) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model_id,
             "messages": messages,
@@ -83,6 +104,24 @@ class OpenAIChatLLM:
         }
         if sampling.stop:
             body["stop"] = list(sampling.stop)
+        return body
+
+    def _request(self, messages: list[Message], n: int, sampling: Sampling, seed: int) -> list[str]:
+        resp, url = self._post(self._body(messages, n, sampling, seed))
+        return self._choices(resp, url)
+
+    def _choices(self, resp: Any, url: str) -> list[str]:
+        try:
+            data = resp.json()
+            return [c["message"]["content"] or "" for c in data["choices"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise LLMError(f"{url} returned a reply that is not a chat completion "
+                           f"({exc!r}): {resp.text[:200]!r}") from None
+
+    def _post(self, body: dict[str, Any]) -> tuple[Any, str]:
+        """The 200 response to ``body``, retried as configured; and the URL."""
+        import httpx
+
         url = f"{self.base_url}/chat/completions"
         attempts = self.config.retries + 1
         last = ""
@@ -95,7 +134,7 @@ class OpenAIChatLLM:
                 last = f"{type(exc).__name__}: {exc}"
             else:
                 if resp.status_code == 200:
-                    return self._choices(resp, url)
+                    return resp, url
                 detail = resp.text[:300].strip()
                 last = f"HTTP {resp.status_code}: {detail}"
                 if resp.status_code not in _RETRY_STATUS:
@@ -113,13 +152,10 @@ class OpenAIChatLLM:
         raise LLMError(f"{url} failed {attempts} time(s); last error: {last}. Check that the server "
                        "is up and reachable, or raise generation.llm.retries / timeout_s")
 
-    def _choices(self, resp: Any, url: str) -> list[str]:
-        try:
-            data = resp.json()
-            return [c["message"]["content"] or "" for c in data["choices"]]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise LLMError(f"{url} returned a reply that is not a chat completion "
-                           f"({exc!r}): {resp.text[:200]!r}") from None
+
+def _arguments_text(value: Any) -> str:
+    """A tool call's arguments as JSON text (some servers send an object instead of a string)."""
+    return value if isinstance(value, str) else json.dumps(value if value is not None else {})
 
 
 def _retry_after(value: str | None) -> float | None:
