@@ -1,0 +1,275 @@
+"""The agent's tools: small typed functions over one repository, read-only.
+
+- ``search(query, k)``: the task's index (``ragcode.retrieval.search``), each hit with its chunk id;
+- ``open(path, start, end)``: a file's lines with their numbers, paged when long;
+- ``ls(path)``: a folder's entries;
+- ``cli(script)``: the flag table of a script's parser (``ragcode.check.facts.script_flags``);
+- ``check(answer)``: the static checks (``ragcode.check``, bash + python + coverage);
+- ``run(answer)``: the sandbox (``ragcode.execution``), off by default, with the scorer's limits
+  (``execution.*``, timeout ``bench.exec_timeout_s`` or ``execution.timeout_s``);
+- ``submit(answer)``: ends the episode with that answer.
+
+Every path is relative to the repository root; one that resolves outside it (``..``, an
+absolute path, a link out) is refused. Nothing here writes to the repository: ``run`` works on
+the sandbox's scratch copy. Tools are looked up by name in ``TOOLS``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragcode.agent.schema import Observation, Param, Tool, ToolCallError
+from ragcode.errors import ConfigError
+from ragcode.registry import Registry
+
+_SKIP = {".git", "__pycache__", ".hg", ".svn"}
+_LINE_CHARS = 400  # a longer line is cut in open's listing
+_MAX_READ = 20_000_000  # bytes of a file open reads at most
+
+
+@dataclass
+class AgentEnv:
+    """What the tools work on: the repository, its index, the config, and the task's working
+    directory and instruction (for ``check`` and ``run``; neither is shown to the model)."""
+
+    repo_dir: Path
+    index: Any
+    config: Any
+    workdir: str = "."
+    instruction: str = ""
+    repo_name: str = ""
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.repo_dir = Path(self.repo_dir).resolve()
+
+    @property
+    def limit(self) -> int:
+        return int(self.config.agent.max_observation_chars)
+
+    def resolve(self, path: str) -> tuple[Path, str]:
+        """``(absolute path, repository-relative path)``, or a refusal when it leaves the repository."""
+        raw = str(path).strip() or "."
+        try:
+            full = (self.repo_dir / raw).resolve()
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise ToolCallError(f"bad path {raw!r}: {exc}") from None
+        if full != self.repo_dir and self.repo_dir not in full.parents:
+            raise ToolCallError(f"refused: {raw!r} is outside the repository; paths are relative "
+                                "to the repository root")
+        return full, full.relative_to(self.repo_dir).as_posix() or "."
+
+    def check_context(self) -> Any:
+        from ragcode.check import CheckContext
+
+        ex = self.config.execution
+        return CheckContext(self.repo_dir, self.workdir or ".", self.instruction,
+                            ex.envs.get(self.repo_name) or ex.python, {"repo_name": self.repo_name})
+
+    def lazy(self, name: str, make: Any) -> Any:
+        if name not in self._cache:
+            self._cache[name] = make()
+        return self._cache[name]
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters at a line boundary where one is near, saying so."""
+    if len(text) <= limit:
+        return text
+    head = text[: max(0, limit - 80)]
+    nl = head.rfind("\n")
+    if nl > len(head) // 2:
+        head = head[:nl]
+    return f"{head}\n[cut: {len(head)} of {len(text)} characters shown]"
+
+
+# --- repository reading -----------------------------------------------------------------------
+
+def search_tool(env: AgentEnv, query: str, k: int) -> Observation:
+    from ragcode.retrieval.search import search
+
+    if not query.strip():
+        raise ToolCallError("search: the query is empty")
+    k = max(1, min(int(k), 20))
+    hits = search(env.index, query, k, env.config)
+    if not hits:
+        return Observation(f"no results for {query!r}")
+    per_hit = max(200, env.limit // len(hits) - 100)
+    parts = []
+    for i, hit in enumerate(hits, 1):
+        c = hit.chunk
+        where = f", {c.symbol}" if c.symbol and c.symbol != c.kind else ""
+        parts.append(f"[{i}] {c.id} ({c.kind}{where})\n{cut(c.text, per_hit)}")
+    text = "\n\n".join(parts) + "\n\nopen(path, start, end) shows the lines around a hit."
+    return Observation(text, chunk_ids=tuple(h.chunk.id for h in hits))
+
+
+def open_tool(env: AgentEnv, path: str, start: int, end: int) -> Observation:
+    full, rel = env.resolve(path)
+    if full.is_dir():
+        raise ToolCallError(f"open: {rel!r} is a folder; use ls")
+    if not full.is_file():
+        raise ToolCallError(f"open: no file {rel!r}; use ls or search to find one")
+    with full.open("rb") as fh:
+        raw = fh.read(_MAX_READ)
+    if b"\0" in raw[:8192]:
+        return Observation(f"{rel} is a binary file ({full.stat().st_size} bytes); not shown")
+    lines = raw.decode("utf-8", errors="replace").splitlines()
+    n = len(lines)
+    if n == 0:
+        return Observation(f"{rel} is empty")
+    if not 1 <= start <= n:
+        raise ToolCallError(f"open: {rel} has {n} lines; start must be between 1 and {n}")
+    end = n if end <= 0 or end > n else end
+    if end < start:
+        raise ToolCallError(f"open: end {end} is before start {start}")
+    budget = env.limit - 160
+    out, used, shown = [], 0, start - 1
+    for i in range(start, end + 1):
+        line = lines[i - 1]
+        line = f"{i:>5}| {line if len(line) <= _LINE_CHARS else line[:_LINE_CHARS] + ' [line cut]'}"
+        if used + len(line) + 1 > budget and shown >= start:
+            break
+        out.append(line[:budget])
+        used += len(line) + 1
+        shown = i
+    head = f"{rel} (lines {start}-{shown} of {n})"
+    tail = "" if shown >= end else (f"\n[more: open(path={rel!r}, start={shown + 1}"
+                                    + (f", end={end})" if end < n else ")") + " shows the next lines]")
+    return Observation(head + "\n" + "\n".join(out) + tail)
+
+
+def ls_tool(env: AgentEnv, path: str) -> Observation:
+    full, rel = env.resolve(path)
+    if not full.is_dir():
+        raise ToolCallError(f"ls: {rel!r} is not a folder" + ("; use open" if full.is_file() else ""))
+    entries = []
+    for child in sorted(full.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower())):
+        if child.name in _SKIP:
+            continue
+        if child.is_dir():
+            entries.append(child.name + "/")
+        else:
+            try:
+                size = child.lstat().st_size
+            except OSError:
+                size = 0
+            entries.append(f"{child.name}  ({size} bytes)")
+    head = f"{rel}/: {len(entries)} entries" if rel != "." else f"repository root: {len(entries)} entries"
+    return Observation(cut("\n".join([head, *entries]), env.limit))
+
+
+def cli_tool(env: AgentEnv, script: str) -> Observation:
+    from ragcode.check.facts import script_flags
+    from ragcode.chunking.scripts.table import format_flag
+
+    full, rel = env.resolve(script)
+    if not full.is_file():
+        raise ToolCallError(f"cli: no file {rel!r}; use ls or search to find the script")
+    flags = script_flags(full)
+    if not flags:
+        return Observation(f"{rel}: no command-line parser found (argparse, click, typer or absl)")
+    lines = [f"Command-line flags of {rel}:"] + [format_flag(f) for f in flags]
+    return Observation(cut("\n".join(lines), env.limit))
+
+
+# --- answers ----------------------------------------------------------------------------------
+
+def _parsed(answer: str, tool: str) -> Any:
+    from ragcode.generation.parse import parse_answer
+
+    parsed = parse_answer(answer)
+    if not parsed.code.strip():
+        raise ToolCallError(f"{tool}: the answer is empty")
+    return parsed
+
+
+def check_tool(env: AgentEnv, answer: str) -> Observation:
+    from ragcode.check import DEFAULT_CHECKS, check_answer, load_checkers, penalty
+
+    parsed = _parsed(answer, "check")
+    checkers = env.lazy("checkers", lambda: load_checkers(DEFAULT_CHECKS, env.config))
+    findings = check_answer(parsed.code, parsed.answer_type, env.check_context(), checkers)
+    score = penalty(findings)
+    if not findings:
+        text = f"{parsed.answer_type} answer: the checks found nothing wrong"
+    else:
+        text = "\n".join([f"{parsed.answer_type} answer: {len(findings)} finding(s)"]
+                         + [f"- {f.severity}: {f.message}" for f in findings])
+    return Observation(cut(text, env.limit), proposed={"answer": answer, "penalty": score,
+                                                         "findings": len(findings), "tool": "check"})
+
+
+def run_tool(env: AgentEnv, answer: str) -> Observation:
+    from ragcode.check import penalty
+    from ragcode.check.executed import findings_from_stderr
+    from ragcode.execution import ExecSpec, load_executor
+
+    parsed = _parsed(answer, "run")
+    cfg = env.config
+    timeout = cfg.bench.exec_timeout_s or cfg.execution.timeout_s
+    executor = env.lazy("executor", lambda: load_executor(cfg.execution))
+    result = executor.run(ExecSpec(code=parsed.code, mode="bash" if parsed.answer_type == "bash" else "python",
+                                   repo_dir=env.repo_dir, workdir=env.workdir or ".", timeout_s=timeout,
+                                   repo_name=env.repo_name))
+    if result.infra_error:
+        return Observation(f"the sandbox could not run it: {result.infra_error}")
+    if result.timed_out:
+        head, score = f"still running after {timeout:g}s; stopped (no error by then)", 0.0
+    else:
+        ok = result.exit_code == 0 and not result.limit_hit
+        head = f"exit code {result.exit_code}" + (f"; it hit the sandbox's {result.limit_hit} limit"
+                                                  if result.limit_hit else "")
+        score = 0.0 if ok else (penalty(findings_from_stderr(result.stderr)) or 1.5)
+    half = max(200, env.limit // 2 - 100)
+    text = head + "".join(f"\n{name} (last lines):\n{value[-half:]}" for name, value in
+                          (("stdout", result.stdout), ("stderr", result.stderr)) if value.strip())
+    return Observation(cut(text, env.limit), proposed={"answer": answer, "penalty": score,
+                                                         "exit_code": result.exit_code, "tool": "run"})
+
+
+def submit_tool(env: AgentEnv, answer: str) -> Observation:
+    _parsed(answer, "submit")
+    return Observation("submitted", done=True, answer=answer)
+
+
+_ANSWER = Param("answer", "string", "one bash command line, or one complete Python script")
+
+SEARCH = Tool("search", "Search the repository's index (documentation, code, flag tables); "
+              "each hit shows its chunk id (path:lines:kind:hash) and text.",
+              (Param("query", "string", "what to look for, in words or code names"),
+               Param("k", "integer", "how many hits (1-20)", 5)), search_tool)
+OPEN = Tool("open", "Show a file's lines with their numbers; long files come in pages.",
+            (Param("path", "string", "file path relative to the repository root"),
+             Param("start", "integer", "first line (1-based)", 1),
+             Param("end", "integer", "last line; 0 = to the end of the page", 0)), open_tool)
+LS = Tool("ls", "List a folder of the repository.",
+          (Param("path", "string", "folder path relative to the repository root", "."),), ls_tool)
+CLI = Tool("cli", "The command-line flags a Python script's parser declares: names, types, "
+           "defaults, choices, help.", (Param("script", "string", "script path relative to the "
+                                              "repository root"),), cli_tool)
+CHECK = Tool("check", "Check an answer against the repository without running it: scripts "
+             "and flags that do not exist, bad choices, imports that resolve nowhere, values of "
+             "the task the answer leaves out.", (_ANSWER,), check_tool)
+RUN = Tool("run", "Run an answer in a sandbox (a scratch copy of the repository, short "
+           "timeout) and see its exit code and output.", (_ANSWER,), run_tool)
+SUBMIT = Tool("submit", "Give your final answer; this ends the episode.", (_ANSWER,), submit_tool)
+
+TOOLS = Registry("agent tool", {name: f"ragcode.agent.tools:{name.upper()}" for name in
+                                ("search", "open", "ls", "cli", "check", "run", "submit")})
+
+
+@functools.lru_cache(maxsize=64)
+def load_tools(names: tuple[str, ...]) -> tuple[Tool, ...]:
+    """The named tools (``agent.tools``), each once, with ``submit`` always last."""
+    out: list[Tool] = []
+    for name in names:
+        tool = TOOLS.get(name)
+        if not isinstance(tool, Tool):
+            raise ConfigError(f"agent.tools: {name!r} is not a ragcode.agent.schema.Tool")
+        if tool.name != "submit" and all(t.name != tool.name for t in out):
+            out.append(tool)
+    return (*out, SUBMIT)
