@@ -11,8 +11,8 @@ repair, from ONE checked run, and how often the checks blame a correct answer.
     python benchmarks/checked_dev.py references --tasks dev.jsonl --repos repos/
 
 ``modes`` reads ``samples.jsonl`` and, per task, takes: **single** = the greedy sample
-(``check.original_index == 0``), **select** = the first answer before repair, **repair** = the
-first answer after repair; and reports for each ML-Bench's two text checks at pass@1 (the
+(``check.original_index == 0``), **select** = the first answer as chosen, **autofix** = after
+its certain slips are corrected, **repair** = after the repair round; and reports for each ML-Bench's two text checks at pass@1 (the
 official rule: every argument value, lower-cased, a substring of the answer, and the answer type
 right), pass@5 (any of the samples, for select/repair), answer-type accuracy, the share of
 first answers with zero findings, and seconds per task (single: the greedy call; select: all
@@ -48,12 +48,15 @@ def subset(args: argparse.Namespace) -> int:
     return 0
 
 
-def _first_before_repair(cands: list[dict]) -> tuple[str, list]:
+def _stages(cands: list[dict]) -> dict[str, tuple[str, list]]:
+    """The first answer at each stage: chosen (select), after autofix, after repair."""
     check = cands[0]["metadata"].get("check", {})
+    final = (cands[0]["code"], check.get("findings", []))
     rounds = check.get("repair") or []
-    if rounds:
-        return rounds[0]["previous"], rounds[0]["findings_before"]
-    return cands[0]["code"], check.get("findings", [])
+    fixed = (rounds[0]["previous"], rounds[0]["findings_before"]) if rounds else final
+    fix = check.get("autofix")
+    chosen = (fix["previous"], fix["findings_before"]) if fix else fixed
+    return {"select": chosen, "autofix": fixed, "repair": final}
 
 
 def modes(args: argparse.Namespace) -> int:
@@ -70,15 +73,14 @@ def modes(args: argparse.Namespace) -> int:
             continue
         cands = rec["candidates"]
         greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
-        pre_code, pre_findings = _first_before_repair(cands)
-        chosen = {"single": (greedy["code"], greedy["metadata"].get("check", {}).get("findings", [])),
-                  "select": (pre_code, pre_findings),
-                  "repair": (cands[0]["code"], cands[0]["metadata"].get("check", {}).get("findings", []))}
+        stages = _stages(cands)
+        chosen = {"single": (greedy["code"], greedy["metadata"].get("check", {}).get("findings", [])), **stages}
+        pre_code = stages["select"][0]
         check = cands[0]["metadata"].get("check", {})
         greedy_s = greedy["metadata"].get("seconds") or 0
         repair_s = sum((r.get("seconds") or 0) for r in check.get("repair", []))
         total_s = check.get("seconds", greedy_s)
-        seconds = {"single": greedy_s, "select": total_s - repair_s, "repair": total_s}
+        seconds = {"single": greedy_s, "select": total_s - repair_s, "autofix": total_s - repair_s, "repair": total_s}
         all_codes = [c["code"] for c in cands]
         for mode, (code, findings) in chosen.items():
             ok = arguments_ok(code, task.arguments) and type_ok(code, task.type)
@@ -90,10 +92,10 @@ def modes(args: argparse.Namespace) -> int:
             a["seconds"] += seconds[mode]
             per_repo[f"{mode}:{task.github_id}"]["pass1"] += ok
             per_repo[f"{mode}:{task.github_id}"]["tasks"] += 1
-            pool = [code] if mode == "single" else all_codes + ([pre_code] if mode == "repair" else [])
+            pool = [code] if mode == "single" else [code, pre_code, *all_codes[1:]]
             a["pass5"] += any(arguments_ok(c, task.arguments) and type_ok(c, task.type) for c in pool)
     rows = {}
-    for mode in ("single", "select", "repair"):
+    for mode in ("single", "select", "autofix", "repair"):
         a = acc[mode]
         n = a["tasks"] or 1
         rows[mode] = {"tasks": a["tasks"], "pass@1": round(a["pass1"] / n, 3), "pass@5": round(a["pass5"] / n, 3),
@@ -113,7 +115,7 @@ def references(args: argparse.Namespace) -> int:
     """Findings on the dataset's reference answers (run where the task runs): each is a false
     alarm unless the reference itself is wrong for the pinned checkout."""
     from ragcode.bench.dataset import load_tasks
-    from ragcode.bench.scoring import repo_dir_for
+    from ragcode.bench.repos import repo_dir_for
     from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
     from ragcode.generation.parse import parse_answer
 

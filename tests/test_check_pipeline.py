@@ -147,3 +147,29 @@ def test_mlbench_run_in_checked_mode_resumes_mid_task_after_sigkill(tmp_path):
     check = rec["candidates"][0]["metadata"]["check"]
     assert check["repair"][0]["answer"] == bad  # the rerun's first model call was the repair round
     assert check["repair"][0]["findings_before"][0]["code"] == "unknown-flag"
+
+
+def test_autofix_corrects_certain_slips_before_any_model_round(repo):
+    from ragcode.check.autofix import autofix
+
+    slip = "```bash\npython examples/sub/evaluate.py --data cora --lr 0.1 --batch-size 16\n```"
+    llm = ScriptedLLM(answers=[slip])
+    c = CheckContext(repo, "examples/sub", INSTRUCTION)
+    (cand,) = generate_from_config(INSTRUCTION, None, llm, config("generation.n=1"), c)
+    assert cand.code == "python evaluate.py --data cora --lr 0.1 --batch_size 16"
+    assert cand.metadata["check"]["findings"] == [] and len(llm.calls) == 1
+    assert cand.metadata["check"]["autofix"]["pairs"] == [["examples/sub/evaluate.py", "evaluate.py"],
+                                                          ["--batch-size", "--batch_size"]]
+    # a different word is not a certain correction: left to the model
+    from ragcode.check import Finding
+
+    f = Finding("bash", "unknown-flag", "--learning_rate is not a flag of x.py; did you mean --lr?",
+                suggestion="--lr")
+    assert autofix("python x.py --learning_rate 1", [f]) == ("python x.py --learning_rate 1", [])
+
+
+def test_autofix_can_be_switched_off(repo):
+    slip = "```bash\npython train.py --data cora --lr 0.1 --batch-size 16\n```"
+    (cand,) = generate_from_config(INSTRUCTION, None, ScriptedLLM(answers=[slip]),
+                                   config("generation.n=1", "generation.autofix=false"), ctx(repo))
+    assert "--batch-size" in cand.code and cand.metadata["check"]["findings"][0]["code"] == "unknown-flag"

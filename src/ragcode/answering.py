@@ -45,7 +45,8 @@ def generate_from_config(instruction: str, context: Context | None, llm: LLM, co
     from ragcode.check.pipeline import Journal, checked_candidates
 
     return checked_candidates(messages, meta, llm, n or gen.n, sampling, check_ctx,
-                              load_checkers(gen.check, config), gen.select, gen.repair_rounds, Journal(journal))
+                              load_checkers(gen.check, config), gen.select, gen.repair_rounds, Journal(journal),
+                              gen.autofix)
 
 
 def generate(task: str | Task, index: Any = None, n: int | None = None, config: Config | None = None,

@@ -244,6 +244,7 @@ class GenerationConfig(_Section):
     check: list[str] = Field(default_factory=list)
     select: bool = True  # with checks: order the n samples best first (findings, then agreement)
     repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0  # with checks: findings back to the model
+    autofix: bool = True  # with checks: correct certain slips (--batch-size -> --batch_size) first
 
 
 # --- execution / bench ----------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 ``checked_candidates`` draws ``n`` answers to one prompt (sample 1 greedy, the rest at the
 configured temperature, so choosing can only add to the greedy answer), checks each with the
-configured checkers, orders them best first (``select``), then gives the first one up to
+configured checkers, orders them best first (``select``), corrects the first one's certain slips
+(``autofix``: a flag spelled with ``-`` for ``_``, a script reached by the wrong path), then gives it up to
 ``repair_rounds`` rounds: its findings go back to the model in the same conversation and a new
 answer replaces it when its findings weigh less. Every candidate's metadata carries its
 findings (``check``); the first also the repair rounds (prompt hash, findings, answer,
@@ -77,7 +78,8 @@ def _draw(messages: list[dict[str, str]], meta: dict[str, Any], llm: LLM, n: int
 
 def checked_candidates(messages: list[dict[str, str]], meta: dict[str, Any], llm: LLM, n: int,
                        sampling: Sampling, ctx: CheckContext, checkers: list[Checker], select: bool = True,
-                       repair_rounds: int = 0, journal: Journal | None = None) -> list[Candidate]:
+                       repair_rounds: int = 0, journal: Journal | None = None,
+                       autofix: bool = False) -> list[Candidate]:
     journal = journal or Journal(None)
     started = time.perf_counter()
     cands = _draw(messages, meta, llm, n, sampling, journal)
@@ -87,10 +89,37 @@ def checked_candidates(messages: list[dict[str, str]], meta: dict[str, Any], llm
         findings = [[Finding.from_dict(f) for f in c.metadata["check"]["findings"]] for c in cands]
     else:
         cands = [annotate(c, fs) for c, fs in zip(cands, findings)]
+    if autofix and cands:
+        cands[0], findings[0] = _autofix(cands[0], findings[0], ctx, checkers)
     if repair_rounds and cands:
         cands[0] = _repair(cands[0], findings[0], messages, llm, sampling, ctx, checkers, repair_rounds, journal)
     cands[0].metadata["check"]["seconds"] = round(time.perf_counter() - started, 3)
     return cands
+
+
+def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext,
+             checkers: list[Checker]) -> tuple[Candidate, list[Finding]]:
+    """The first answer with its certain slips corrected (``ragcode.check.autofix``), kept only
+    when its findings then weigh less."""
+    from ragcode.check.autofix import autofix as fix
+
+    code, new_fs, pairs = cand.code, fs, []
+    for _ in range(3):  # a fixed script path can reveal its flags' slips
+        code, more = fix(code, new_fs)
+        if not more:
+            break
+        pairs += more
+        new_fs = check_answer(code, cand.answer_type, ctx, checkers)
+    if not pairs:
+        return cand, fs
+    if penalty(new_fs) >= penalty(fs):
+        return cand, fs
+    fixed = dataclasses.replace(cand, code=code)
+    out = annotate(fixed, new_fs, **{k: v for k, v in cand.metadata["check"].items()
+                                     if k not in ("findings", "penalty", "errors")})
+    out.metadata["check"]["autofix"] = {"previous": cand.code, "pairs": [list(p) for p in pairs],
+                                        "findings_before": [f.to_dict() for f in fs]}
+    return out, new_fs
 
 
 def _repair(best: Candidate, fs: list[Finding], messages: list[dict[str, str]], llm: LLM, sampling: Sampling,

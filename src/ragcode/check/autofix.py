@@ -1,0 +1,54 @@
+"""Deterministic fixes for slips whose correction is certain, applied before any model round.
+
+Only two kinds, where the finding names exactly one real spelling that differs in form, not
+in meaning:
+- an ``unknown-flag`` whose suggestion is the same name up to ``-``/``_``/case
+  (``--batch-size`` -> ``--batch_size``);
+- an ``unknown-script`` whose suggestion is a file of the same name reached by another path
+  (``implementations/gan/gan.py`` run from ``implementations/gan`` -> ``gan.py``).
+Everything else (a different word, a missing value) is left to the model. The word is replaced
+as a whole shell word, so values and other commands are untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from ragcode.check import Finding
+
+
+def _same_flag(a: str, b: str) -> bool:
+    norm = lambda s: s.lstrip("-").replace("-", "_").lower()  # noqa: E731
+    return a.startswith("-") and b.startswith("-") and norm(a) == norm(b)
+
+
+def _same_script(a: str, b: str) -> bool:
+    return bool(b) and PurePosixPath(a).name == PurePosixPath(b).name and a != b
+
+
+def fixable(f: Finding) -> tuple[str, str] | None:
+    """``(wrong, right)`` when ``f`` has a certain correction, else None."""
+    if f.code == "unknown-flag" and f.suggestion:
+        wrong = f.message.split(" ", 1)[0]
+        if _same_flag(wrong, f.suggestion):
+            return wrong, f.suggestion
+    if f.code == "unknown-script" and _same_script(f.target, f.suggestion):
+        return f.target, f.suggestion
+    return None
+
+
+def autofix(code: str, findings: list[Finding]) -> tuple[str, list[tuple[str, str]]]:
+    """``code`` with every certain correction applied, and the ``(wrong, right)`` pairs used."""
+    done: list[tuple[str, str]] = []
+    for f in findings:
+        pair = fixable(f)
+        if pair is None or pair in done:
+            continue
+        wrong, right = pair
+        pattern = re.compile(rf"(?<![\w./-]){re.escape(wrong)}(?=[\s=]|$)", re.MULTILINE)
+        new = pattern.sub(right, code)
+        if new != code:
+            code = new
+            done.append(pair)
+    return code, done
