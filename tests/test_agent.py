@@ -228,3 +228,41 @@ def test_bad_settings_are_one_line_errors(gan):
         solve(INSTRUCTION, index=index, config=cfg, llm=ScriptedLLM(answers=["x"]))
     with pytest.raises(RagcodeError, match="needs an index"):
         solve(INSTRUCTION, config=cfg, llm=ScriptedLLM(answers=["x"]))
+
+
+def test_long_files_are_paged(gan):
+    repo, cfg, index = gan
+    (repo / "long.py").write_text("".join(f"value_{i} = {i}  # a line that takes room\n" for i in range(1, 501)))
+    cfg.agent.max_observation_chars = 1000
+    replies = [call("open", path="long.py"), call("open", path="long.py", start=25, end=30),
+               call("open", path="long.py", start=600), call("submit", answer=EXPECTED)]
+    steps = solve(INSTRUCTION, index=index, config=cfg, llm=StepScriptedLLM(answers=replies)).metadata["trajectory"]
+    first = steps[0]["observation"]
+    assert first.startswith("long.py (lines 1-") and len(first) <= 1000
+    last = int(first.split("(lines 1-")[1].split(" ")[0])
+    assert 10 < last < 500 and f"open(path='long.py', start={last + 1})" in first
+    assert f"{last:>5}| value_{last} = {last}" in first
+    assert steps[1]["observation"].splitlines()[1:] == [f"{i:>5}| value_{i} = {i}  # a line that takes room"
+                                                        for i in range(25, 31)]
+    assert "has 500 lines; start must be between 1 and 500" in steps[2]["error"]
+
+
+def test_run_is_off_by_default_and_runs_answers_in_the_sandbox_when_on(gan):
+    from exec_helpers import interpreter_for_other_uid
+
+    repo, cfg, index = gan
+    bad = "python implementations/dcgan/dcgan.py --learning_rate 0.001"
+    replies = [call("run", answer=EXPECTED), call("submit", answer=EXPECTED)]
+    off = solve(INSTRUCTION, index=index, config=cfg, llm=StepScriptedLLM(answers=replies)).metadata["trajectory"]
+    assert "unknown tool 'run'" in off[0]["error"]
+    cfg.agent.tools = [*cfg.agent.tools, "run"]
+    cfg.execution.python = interpreter_for_other_uid()
+    cfg.agent.max_steps = 2
+    replies = [call("run", answer=bad), call("run", answer=EXPECTED)]
+    cand = solve(INSTRUCTION, index=index, config=cfg, llm=StepScriptedLLM(answers=replies))
+    steps = cand.metadata["trajectory"]
+    assert steps[0]["observation"].startswith("exit code 2") and "unrecognized arguments" in steps[0]["observation"]
+    assert steps[1]["observation"].startswith("exit code 0"), steps[1]["observation"]
+    assert steps[0]["proposed"]["penalty"] > 0 == steps[1]["proposed"]["penalty"]
+    agent = cand.metadata["agent"]
+    assert (agent["stop"], agent["source"], cand.code) == ("max_steps", "best-run", EXPECTED)

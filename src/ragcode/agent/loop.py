@@ -53,6 +53,9 @@ def run_episode(instruction: str, env: AgentEnv, llm: LLM, config: Any,
     traj = trajectory if trajectory is not None else Trajectory()
     state = traj.open_episode(episode, header)
     steps = list(state.steps)
+    for rec in steps:
+        if on_step is not None:
+            on_step(rec, True)
     if state.final is not None:
         return _candidate(state.final["text"], episode, state.final["metadata"], steps)
     messages: list[dict[str, Any]] = [
@@ -60,8 +63,6 @@ def run_episode(instruction: str, env: AgentEnv, llm: LLM, config: Any,
         {"role": "user", "content": f"Task: {instruction}"}]
     for rec in steps:
         messages += [rec["assistant"], *rec["feedback"]]
-        if on_step is not None:
-            on_step(rec, True)
     used_tokens = sum(r["tokens"]["prompt"] + r["tokens"]["completion"] for r in steps)
     used_s = sum(r["seconds"] for r in steps)
     started = time.monotonic()
