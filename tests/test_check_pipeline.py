@@ -173,3 +173,41 @@ def test_autofix_can_be_switched_off(repo):
     (cand,) = generate_from_config(INSTRUCTION, None, ScriptedLLM(answers=[slip]),
                                    config("generation.n=1", "generation.autofix=false"), ctx(repo))
     assert "--batch-size" in cand.code and cand.metadata["check"]["findings"][0]["code"] == "unknown-flag"
+
+
+def test_checked_repair_through_the_openai_backend_on_a_real_http_server(repo):
+    """Selection + repair over HTTP: the server sees the repair as the same conversation."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from ragcode.generation.llm import load_llm
+
+    replies, seen = [BAD_FLAG, BAD_FLAG, GOOD], []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append(body)
+            n = body.get("n", 1)
+            data = json.dumps({"choices": [{"index": i, "message": {"role": "assistant", "content": replies.pop(0)}}
+                                           for i in range(n)]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        cfg = config("generation.n=2", "generation.repair_rounds=1", "generation.llm.backend=openai",
+                     f"generation.llm.base_url=http://127.0.0.1:{server.server_port}/v1",
+                     "generation.llm.model=local", "generation.llm.api_key_env=RAGCODE_NO_KEY")
+        cands = generate_from_config(INSTRUCTION, None, load_llm(cfg), cfg, ctx(repo))
+    finally:
+        server.shutdown()
+    assert "--batch_size 16" in cands[0].code and cands[0].metadata["check"]["repair"][0]["accepted"]
+    assert seen[-1]["messages"][-2]["content"] == BAD_FLAG and "did you mean --batch_size" in seen[-1]["messages"][-1]["content"]
