@@ -266,3 +266,14 @@ def test_run_is_off_by_default_and_runs_answers_in_the_sandbox_when_on(gan):
     assert steps[0]["proposed"]["penalty"] > 0 == steps[1]["proposed"]["penalty"]
     agent = cand.metadata["agent"]
     assert (agent["stop"], agent["source"], cand.code) == ("max_steps", "best-run", EXPECTED)
+
+
+def test_search_k_defaults_to_the_configured_value(gan):
+    repo, cfg, index = gan
+    cfg.agent.search_k = 2
+    replies = [call("search", query="argparse parser"), call("search", query="argparse parser", k=3),
+               call("submit", answer=EXPECTED)]
+    llm = StepScriptedLLM(answers=replies)
+    steps = solve(INSTRUCTION, index=index, config=cfg, llm=llm).metadata["trajectory"]
+    assert [len(s["chunk_ids"]) for s in steps[:2]] == [2, 3]
+    assert "search(query: string, k: integer = 2)" in llm.calls[0][0]["content"]

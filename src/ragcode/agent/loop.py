@@ -42,7 +42,7 @@ def run_episode(instruction: str, env: AgentEnv, llm: LLM, config: Any,
     """Episode ``episode`` of ``instruction`` (resumed from ``trajectory`` where it has steps);
     ``context`` (or a function returning it) is the retrieved context a fallback answer uses."""
     agent = config.agent
-    tools = load_tools(tuple(agent.tools))
+    tools = load_tools(tuple(agent.tools), agent.search_k)
     protocol = choose_protocol(agent.protocol, llm)
     base = Sampling.from_config(config.generation.llm)
     sampling = dataclasses.replace(base, max_tokens=agent.reply_tokens, seed=base.seed + episode,

@@ -16,6 +16,7 @@ the sandbox's scratch copy. Tools are looked up by name in ``TOOLS``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -263,13 +264,17 @@ TOOLS = Registry("agent tool", {name: f"ragcode.agent.tools:{name.upper()}" for 
 
 
 @functools.lru_cache(maxsize=64)
-def load_tools(names: tuple[str, ...]) -> tuple[Tool, ...]:
-    """The named tools (``agent.tools``), each once, with ``submit`` always last."""
+def load_tools(names: tuple[str, ...], search_k: int = 5) -> tuple[Tool, ...]:
+    """The named tools (``agent.tools``), each once, with ``submit`` always last; ``search``'s
+    default ``k`` is ``search_k`` (``agent.search_k``)."""
     out: list[Tool] = []
     for name in names:
         tool = TOOLS.get(name)
         if not isinstance(tool, Tool):
             raise ConfigError(f"agent.tools: {name!r} is not a ragcode.agent.schema.Tool")
+        if tool is SEARCH:
+            k = dataclasses.replace(tool.params[1], default=search_k)
+            tool = dataclasses.replace(tool, params=(tool.params[0], k))
         if tool.name != "submit" and all(t.name != tool.name for t in out):
             out.append(tool)
     return (*out, SUBMIT)
