@@ -2,6 +2,12 @@
 
 Each record is validated; ``arguments`` (a Python-dict string) is parsed with
 ``ast.literal_eval``. A malformed record is reported with its id and skipped, never fatal.
+
+Splits: the hub dataset has ``full`` (260 tasks) and ``quarter``. ``dev`` is ragcode's own
+88-task development split: ragcode ships its task keys only (``mlbench_dev.json``, (github_id,
+id) pairs, no task text) and selects those tasks from the hub's ``full`` split or from a local
+copy of it: ``load_tasks("dev")``, ``load_tasks("super-dainiu/ml-bench", split="dev")`` or
+``load_tasks("full.jsonl", split="dev")``. A local file is otherwise read whole.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from ragcode.types import Task
 log = logging.getLogger(__name__)
 
 HF_DATASET_ID = "super-dainiu/ml-bench"
+HUB_SPLITS = ("full", "quarter")
+DEV_SPLIT = "dev"  # ragcode's development split: keys shipped in mlbench_dev.json
 REQUIRED_FIELDS = ("github_id", "id", "instruction")
 TEXT_FIELDS = ("instruction", "github", "path", "oracle", "type", "output", "prefix_code")
 
@@ -152,21 +160,59 @@ def _hf_records(dataset_id: str, split: str) -> Iterable[tuple[str, Any]]:
         yield f"row {i}", rec
 
 
+def dev_keys() -> list[str]:
+    """The task keys (``"github_id:id"``, as ``Task.key``) of the dev split, in its order."""
+    from importlib.resources import files
+
+    data = json.loads(files("ragcode.bench").joinpath("mlbench_dev.json").read_text(encoding="utf-8"))
+    return [f"{github_id}:{task_id}" for github_id, task_id in data["keys"]]
+
+
+def select_dev(loaded: LoadedTasks, source: str | Path) -> LoadedTasks:
+    """The dev split's tasks of ``loaded`` (a full split), in the dev split's order."""
+    by_key = {t.key: t for t in loaded.tasks}
+    keys = dev_keys()
+    found = [by_key[k] for k in keys if k in by_key]
+    if not found:
+        raise TaskFormatError(f"{source} holds none of the {len(keys)} dev tasks; --split dev "
+                              "selects them from the full split (the hub's, or a local copy of it)")
+    if len(found) < len(keys):
+        missing = [k for k in keys if k not in by_key]
+        log.warning("%s: %d of the %d dev tasks are not in it (first: %s); is it the full split?",
+                    source, len(missing), len(keys), missing[0])
+    return LoadedTasks(tasks=found, skipped=loaded.skipped)
+
+
 def load_tasks(source: str | Path, split: str = "full") -> LoadedTasks:
-    """Tasks from a ``.jsonl``/``.json`` or ``.parquet`` file, or a hub id like ``super-dainiu/ml-bench``."""
+    """Tasks from a ``.jsonl``/``.json`` or ``.parquet`` file, a hub id like
+    ``super-dainiu/ml-bench`` (``split``: full or quarter), or ``"dev"`` (the dev split from the
+    hub). ``split="dev"`` selects the dev tasks from a hub id or a local copy of the full split."""
     path = Path(source)
+    if not path.exists() and str(source) == DEV_SPLIT:
+        if split not in ("full", DEV_SPLIT):
+            raise TaskFormatError(f"--tasks dev is the dev split; it takes no --split {split}")
+        source, split = HF_DATASET_ID, DEV_SPLIT
+        path = Path(source)
+    if split not in (*HUB_SPLITS, DEV_SPLIT):
+        raise TaskFormatError(f"unknown split {split!r}; choose one of {', '.join((*HUB_SPLITS, DEV_SPLIT))}")
     if path.exists():
         if path.is_dir():
             raise TaskFormatError(f"{path} is a directory; pass a .jsonl or .parquet file")
+        if split not in ("full", DEV_SPLIT):
+            raise TaskFormatError(f"--split {split} names a hub split; a local file is read whole "
+                                  "(or --split dev selects the dev tasks from a copy of the full split)")
         if path.suffix == ".parquet":
             records = _parquet_records(path)
         else:
             records = _jsonl_records(path)
         loaded = tasks_from_records(records)
     elif "/" in str(source) and not str(source).endswith((".jsonl", ".json", ".parquet")):
-        loaded = tasks_from_records(_hf_records(str(source), split))
+        loaded = tasks_from_records(_hf_records(str(source), "full" if split == DEV_SPLIT else split))
     else:
-        raise TaskFormatError(f"task file not found: {source}")
+        raise TaskFormatError(f"task file not found: {source} (give a .jsonl/.parquet file, the hub "
+                              f"id {HF_DATASET_ID}, or dev)")
+    if split == DEV_SPLIT:
+        loaded = select_dev(loaded, source)
     if loaded.skipped:
         where, why = loaded.skipped[0]
         log.warning("%s: skipped %d malformed task record(s) (first: %s: %s)", source,
