@@ -65,7 +65,10 @@ def modes(args: argparse.Namespace) -> int:
 
     tasks = {t.key: t for t in load_tasks(args.tasks).tasks}
     recs = [json.loads(x) for x in (Path(args.run) / "samples.jsonl").read_text().splitlines() if x.strip()]
+    from ragcode.stats import bootstrap_ci, paired_test
+
     acc: dict[str, Counter] = defaultdict(Counter)
+    outcomes: dict[str, list[bool]] = defaultdict(list)
     per_repo: dict[str, Counter] = defaultdict(Counter)
     for rec in recs:
         task = tasks.get(rec["key"])
@@ -87,6 +90,7 @@ def modes(args: argparse.Namespace) -> int:
             a = acc[mode]
             a["tasks"] += 1
             a["pass1"] += ok
+            outcomes[mode].append(ok)
             a["type_ok"] += type_ok(code, task.type)
             a["zero_findings"] += not findings
             a["seconds"] += seconds[mode]
@@ -100,11 +104,16 @@ def modes(args: argparse.Namespace) -> int:
         n = a["tasks"] or 1
         rows[mode] = {"tasks": a["tasks"], "pass@1": round(a["pass1"] / n, 3), "pass@5": round(a["pass5"] / n, 3),
                       "type_accuracy": round(a["type_ok"] / n, 3), "zero_findings": round(a["zero_findings"] / n, 3),
-                      "seconds_per_task": round(a["seconds"] / n, 1)}
-    print(f"| mode | tasks | pass@1 | pass@5 | type acc. | zero findings | s/task |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+                      "seconds_per_task": round(a["seconds"] / n, 1),
+                      "pass@1_ci95": bootstrap_ci(outcomes[mode]),
+                      "vs_single": paired_test(outcomes["single"], outcomes[mode])}
+    print("| mode | tasks | pass@1 [95% CI] | vs single: +/- (p) | pass@5 | type acc. | zero findings | s/task |\n"
+          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for mode, r in rows.items():
-        print(f"| {mode} | {r['tasks']} | {r['pass@1']:.3f} | {r['pass@5']:.3f} | {r['type_accuracy']:.3f} | "
-              f"{r['zero_findings']:.3f} | {r['seconds_per_task']} |")
+        lo, hi = r["pass@1_ci95"]
+        t = r["vs_single"]
+        print(f"| {mode} | {r['tasks']} | {r['pass@1']:.3f} [{lo:.2f}, {hi:.2f}] | +{t['gained']}/-{t['lost']} ({t['p']}) | "
+              f"{r['pass@5']:.3f} | {r['type_accuracy']:.3f} | {r['zero_findings']:.3f} | {r['seconds_per_task']} |")
     out = {"run": str(args.run), "modes": rows, "per_repo": {k: dict(v) for k, v in per_repo.items()},
            "config": json.loads((Path(args.run) / "run.json").read_text()).get("config", {}).get("generation")}
     write_atomic(Path(args.out or Path(args.run) / "checked_modes.json"), json.dumps(out, indent=1) + "\n")
