@@ -89,7 +89,8 @@ def main() -> None:
         if args.fresh:
             out.unlink(missing_ok=True)
             shutil.rmtree(index_root, ignore_errors=True)
-        report = run_retrieve(args.tasks, args.repos, out, cfg, index_root=index_root)
+        cfg.index.root = str(index_root)
+        report = run_retrieve(args.tasks, args.repos, out, cfg)
         rag, base = report.overall()
         chunks, mean_chars = chunk_stats(index_root)
         rows.append((name, rag, base, chunks, mean_chars, report.p50_seconds()))

@@ -117,8 +117,8 @@ def test_only_the_instruction_reaches_retrieval(tmp_path, monkeypatch):
     repos = tmp_path / "repos"
     make_gan_repo(repos / "PyTorch-GAN")
     tasks = write_tasks(tmp_path / "tasks.jsonl")
-    cfg = load_config(None, ["embedder.enabled=false", "retrieval.mode=bm25"])
-    run_retrieve(tasks, repos, tmp_path / "o.jsonl", cfg, index_root=tmp_path / "idx")
+    cfg = load_config(None, ["embedder.enabled=false", "retrieval.mode=bm25", f"index.root={tmp_path / 'idx'}"])
+    run_retrieve(tasks, repos, tmp_path / "o.jsonl", cfg)
     raw = [json.loads(x) for x in tasks.read_text().splitlines()]
     assert seen == [t["instruction"] for t in raw]
     for leaked in ("SECRET_ORACLE_TOKEN", "SECRET_OUTPUT_TOKEN", "clip_value': '0.02"):

@@ -11,7 +11,7 @@ import pytest
 from ragcode.bench import legacy
 from ragcode.bench.dataset import load_tasks
 from ragcode.bench.evaluate import load_outputs, score_outputs
-from ragcode.bench.passk import pass_at_k
+from ragcode.bench.passk import pass_at_k, pass_rates, passed_at
 from ragcode.config import load_config
 from ragcode.types import Task
 
@@ -132,8 +132,14 @@ def test_timeouts_are_keyed_by_repository_and_mode():
     [False] * 5, [False, False, True, True, True],
 ])
 def test_pass_positions_match_the_official_bookkeeping(passes):
-    got = legacy.pass_at_positions(passes)
-    assert (got["pass@1"], got["pass@2"], got["pass@5"]) == official_positions(passes)
+    assert tuple(int(passed_at(passes, k)) for k in (1, 2, 5)) == official_positions(passes)
+    assert tuple(pass_rates([passes]).values()) == official_positions(passes)
+
+
+def test_pass_rates_divide_by_the_given_task_count():
+    rates = pass_rates([[False, True], [True, False], [False, False]], ks=(1, 2), n_tasks=4)
+    assert rates == {"pass@1": 0.25, "pass@2": 0.5}
+    assert pass_rates([], ks=(1,)) == {"pass@1": 0.0}
 
 
 def test_unbiased_estimator():

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from ragcode.ablation.stages import RetrievalBatch, TaskGeneration, TaskRetrieval
 from ragcode.config import Config
-from ragcode.errors import RagcodeError
 from ragcode.types import Task
 
 log = logging.getLogger(__name__)
@@ -50,18 +49,9 @@ def attainable(repo_dir: Path, oracle: str) -> float:
     return _ATTAINABLE[key]
 
 
-def repo_dir_for(repos: Path, github_id: int) -> Path:
-    from ragcode.bench.repos import repo_for
-
-    folder = repos / repo_for(github_id).folder
-    if not folder.is_dir():
-        raise RagcodeError(f"repository {folder} is missing (github_id {github_id}); check out "
-                           "the ML-Bench repositories under --repos with their folder names")
-    return folder
-
-
 def bench_retrieval(tasks: Sequence[Task], repos: Path, config: Config) -> RetrievalBatch:
     from ragcode.bench.oracle_measure import score_context
+    from ragcode.bench.repos import require_repo_dir
     from ragcode.index.build import index_repo
     from ragcode.retrieval.search import searcher_for
 
@@ -71,7 +61,7 @@ def bench_retrieval(tasks: Sequence[Task], repos: Path, config: Config) -> Retri
     results: list[TaskRetrieval] = []
     pools = {}
     for github_id, repo_tasks in by_repo.items():
-        folder = repo_dir_for(repos, github_id)
+        folder = require_repo_dir(github_id, repos)
         index = index_repo(folder, config, name=index_name(folder.name, config), progress=False)
         searcher = searcher_for(index, config)
         pools[github_id] = list(index.chunks().values())
@@ -102,21 +92,17 @@ def bench_generation(
     run by the configured executor unless ``execute`` is false (text checks only). Every finished
     task is appended to ``run_dir/samples.jsonl``, so a killed cell resumes where it stopped.
     """
-    from ragcode.bench.jsonl import append_line, read_lines, repair_tail
-    from ragcode.bench.scoring import ScoreContext, load_scorer
+    from ragcode.bench.jsonl import append_line
+    from ragcode.bench.runfolder import finished
     from ragcode.bench.runner import default_generate_fn
+    from ragcode.bench.scoring import ScoreContext, executor_for, load_scorer
     from ragcode.types import Context
 
     run_dir.mkdir(parents=True, exist_ok=True)
     samples = run_dir / "samples.jsonl"
-    repair_tail(samples)
-    done = {rec["task_key"]: rec for rec in read_lines(samples)}
+    done = {rec["task_key"]: rec for rec in finished(samples)}
     scorer = load_scorer(policy)
-    executor = None
-    if execute and scorer.executes:
-        from ragcode.execution import load_executor
-
-        executor = load_executor(config.execution)
+    executor = executor_for(scorer, config, execute)
     score_ctx = ScoreContext(repos_dir=repos, config=config, executor=executor)
     generate = None
     out: list[TaskGeneration] = []

@@ -30,14 +30,14 @@ from ragcode.ablation.stages import (
     default_retrieval_stage,
 )
 from ragcode.bench.oracle_measure import tokens
+from ragcode.bench.passk import KS as PASS_KS
+from ragcode.bench.passk import pass_rates
+from ragcode.bench.runfolder import hold_folder
 from ragcode.config import _digest
 from ragcode.errors import RagcodeError
-from ragcode.fileio import FOLDER_LOCK, exclusive_output
 from ragcode.types import Task
 
 log = logging.getLogger(__name__)
-
-PASS_KS = (1, 2, 5)
 
 
 @dataclass
@@ -74,8 +74,7 @@ def run_grid(
     out = Path(out)
     if not tasks:
         raise RagcodeError("the ablation grid got no tasks; check --tasks (and --limit)")
-    out.mkdir(parents=True, exist_ok=True)
-    with exclusive_output(out / FOLDER_LOCK, f"results folder {out}"):  # one grid at a time
+    with hold_folder(out, "results folder"):  # one grid at a time
         retrieval_stage = retrieval_stage or default_retrieval_stage
         generation_stage = generation_stage or default_generation_stage
         extra = dict(overrides or {})
@@ -149,19 +148,19 @@ def _run_cell(
         generations = generation_stage(retrievals, repos, cell.config, spec.policy,
                                        store.run_dir(ckey), execute=spec.execute)
         row["policy"] = spec.policy if spec.execute else f"{spec.policy} (no execution)"
-        row.update(pass_at_k(generations, len(tasks)))
+        row.update(generation_row(generations, len(tasks)))
     row["retrieval_cached"] = retrieval_cached
     row["seconds"] = round(time.perf_counter() - t0, 2)
     return row
 
 
-def pass_at_k(generations: Sequence[TaskGeneration], n_tasks: int) -> dict[str, Any]:
-    """ML-Bench's pass@k: a task passes at k when one of its first k ordered samples passed."""
-    out: dict[str, Any] = {}
+def generation_row(generations: Sequence[TaskGeneration], n_tasks: int) -> dict[str, Any]:
+    """ML-Bench's positional pass@k (``ragcode.bench.passk``) for the k the samples allow, and
+    the infrastructure failures."""
     n_samples = max((len(g.passed) for g in generations), default=0)
-    for k in PASS_KS:
-        if k <= max(n_samples, 1):
-            out[f"pass@{k}"] = round(sum(any(g.passed[:k]) for g in generations) / n_tasks, 4)
+    ks = [k for k in PASS_KS if k <= max(n_samples, 1)]
+    rates = pass_rates((g.passed for g in generations), ks, n_tasks)
+    out: dict[str, Any] = {key: round(value, 4) for key, value in rates.items()}
     out["infra_errors"] = sum(g.infra_errors for g in generations)
     return out
 

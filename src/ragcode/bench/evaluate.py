@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from ragcode.bench.dataset import as_int, check_id
-from ragcode.bench.jsonl import append_line, read_lines, repair_tail
-from ragcode.fileio import FOLDER_LOCK, exclusive_output, write_atomic
+from ragcode.bench.jsonl import append_line, read_lines
 from ragcode.bench.legacy import LEGACY_N
 from ragcode.bench.report import TaskScore, build_report, markdown_table
-from ragcode.bench.scoring import ScoreContext, load_scorer, repo_dir_for
+from ragcode.bench.repos import repo_folder
+from ragcode.bench.runfolder import finished, hold_folder
+from ragcode.bench.scoring import ScoreContext, executor_for, load_scorer
+from ragcode.fileio import write_atomic
 from ragcode.config import Config
 from ragcode.errors import RagcodeError, TaskFormatError
 from ragcode.types import Task, Verdict
@@ -130,19 +132,14 @@ def score_outputs(
     """Score ``records`` against ``tasks``; returns the report dict (see ``report.build_report``)."""
     config = config or Config()
     scorer = load_scorer(policy)
-    executor = None
-    if execute and scorer.executes:
-        from ragcode.execution import load_executor
-
-        executor = load_executor(config.execution)
+    executor = executor_for(scorer, config, execute)
     ctx = ScoreContext(repos_dir=Path(repos_dir), config=config, executor=executor)
     by_key: dict[tuple[str, int], Task] = {(str(t.id), int(t.github_id)): t for t in tasks}
 
     cache: dict[str, dict[str, Any]] = {}
     if cache_path is not None:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
-        repair_tail(cache_path)
-        cache = {r["key"]: r["verdict"] for r in read_lines(cache_path) if "key" in r}
+        cache = {r["key"]: r["verdict"] for r in finished(cache_path) if "key" in r}
 
     meta = dict(meta or {})
     valid, malformed, duplicates = screen_records(records)
@@ -167,8 +164,7 @@ def score_outputs(
     bar = _progress(progress, total, policy)
     try:
         for task, outputs in matched:
-            _, folder = repo_dir_for(task, ctx.repos_dir)
-            ts = TaskScore(key=task.key, id=task.id, github_id=task.github_id, repo=folder)
+            ts = TaskScore(key=task.key, id=task.id, github_id=task.github_id, repo=repo_folder(task.github_id))
             for i, output in enumerate(outputs):
                 key = verdict_key(policy, executor is not None, task, output, config)
                 if key in cache:
@@ -230,7 +226,7 @@ def score(
     """Score a run directory (reports and the verdict cache go into it) or an outputs file."""
     source = Path(source)
     if source.is_dir():  # a run folder: no run or other scoring writes it meanwhile
-        with exclusive_output(source / FOLDER_LOCK, f"run folder {source}"):
+        with hold_folder(source):
             return _score(source, tasks, repos_dir, policy, config or Config(), execute, progress)
     return _score(source, tasks, repos_dir, policy, config or Config(), execute, progress)
 

@@ -18,7 +18,7 @@ Written from the rules, not copied. Quirks of the official scorer that these kee
 6. stdout goes to a pipe that is never read, so an answer that prints more than the pipe holds
    (64 KiB on Linux) blocks and is then "still running" at the timeout: a pass.
 7. pass@1/@2/@5 come from the position of the first passing sample (1 / <=2 / <=5); all five
-   samples are tried even after a pass.
+   samples are tried even after a pass (``ragcode.bench.passk``).
 8. Records whose ``output`` list does not hold exactly 5 samples are dropped from the scoring
    and from the denominator; outputs whose (id, github_id) is not in the dataset are dropped
    silently; the denominator is the number of scored records, not the dataset size.
@@ -61,16 +61,3 @@ def run_mode(output: str) -> str:
 def legacy_timeout(github_id: int, mode: str) -> float:
     return REPO_TIMEOUTS.get((int(github_id), mode), DEFAULT_TIMEOUT_S)
 
-
-def first_success(passes: list[bool]) -> int | None:
-    """1-based position of the first passing sample, or None."""
-    for i, ok in enumerate(passes, 1):
-        if ok:
-            return i
-    return None
-
-
-def pass_at_positions(passes: list[bool]) -> dict[str, int]:
-    """The official per-task pass@1/@2/@5 (0 or 1) from ordered sample verdicts."""
-    first = first_success(passes)
-    return {f"pass@{k}": int(first is not None and first <= k) for k in (1, 2, 5)}

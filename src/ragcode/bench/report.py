@@ -11,11 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragcode.bench.legacy import first_success
-from ragcode.bench.passk import pass_at_k
+from ragcode.bench.passk import KS, first_success, pass_at_k, pass_rates
 from ragcode.types import Verdict
-
-KS = (1, 2, 5)
 
 
 @dataclass
@@ -52,8 +49,7 @@ class TaskScore:
 def summarize(tasks: list[TaskScore]) -> dict[str, Any]:
     n = len(tasks)
     out: dict[str, Any] = {"n": n}
-    for k in KS:
-        out[f"pass@{k}"] = (sum(1 for t in tasks if t.first is not None and t.first <= k) / n) if n else 0.0
+    out.update(pass_rates((t.passes for t in tasks), KS))
     unbiased: dict[str, float | None] = {}
     for k in KS:
         vals = [pass_at_k(len(t.verdicts), sum(t.passes), k) for t in tasks]

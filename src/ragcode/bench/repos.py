@@ -1,8 +1,16 @@
-"""The 14 ML-Bench repositories: folder names, GitHub slugs and pinned commits, by github_id."""
+"""The 14 ML-Bench repositories (folder names, GitHub slugs, pinned commits, by github_id), and
+the one place that finds a task's repository folder and working directory under ``--repos``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragcode.errors import RepoNotFoundError, TaskFormatError
+
+if TYPE_CHECKING:
+    from ragcode.types import Task
 
 
 @dataclass(frozen=True)
@@ -41,10 +49,45 @@ MLBENCH_REPOS: dict[int, BenchRepo] = {r.github_id: r for r in (
 
 
 def repo_for(github_id: int) -> BenchRepo:
-    from ragcode.errors import TaskFormatError
-
+    """The repository of ``github_id``; ``TaskFormatError`` when ML-Bench has none by that id."""
     try:
         return MLBENCH_REPOS[int(github_id)]
     except (KeyError, ValueError, TypeError):
         known = ", ".join(str(k) for k in MLBENCH_REPOS)
         raise TaskFormatError(f"github_id {github_id!r} is not an ML-Bench repository ({known})") from None
+
+
+def repo_folder(github_id: int) -> str:
+    """The folder name of ``github_id`` under ``--repos`` (an unknown id: the id itself)."""
+    try:
+        return repo_for(github_id).folder
+    except TaskFormatError:
+        return str(github_id)
+
+
+def repo_dir_for(task: Task | int, repos_dir: str | Path) -> tuple[Path, str]:
+    """(folder path, folder name) of a task's (or a github_id's) repository under ``repos_dir``;
+    the folder need not exist (see ``require_repo_dir``)."""
+    github_id = task if isinstance(task, int) else task.github_id
+    folder = repo_folder(github_id)
+    return Path(repos_dir) / folder, folder
+
+
+def require_repo_dir(github_id: int, repos_dir: str | Path, needed_by: str = "") -> Path:
+    """The existing folder of ``github_id`` under ``repos_dir``; ``TaskFormatError`` for an id
+    that ML-Bench has not, ``RepoNotFoundError`` (saying how to place it) when it is missing."""
+    repo = repo_for(github_id)
+    path = Path(repos_dir) / repo.folder
+    if not path.is_dir():
+        why = f" (needed by {needed_by})" if needed_by else ""
+        raise RepoNotFoundError(
+            f"repository folder {path} for github_id {repo.github_id} is missing{why}; run "
+            f"`ragcode mlbench prepare --repos {repos_dir}` or check out {repo.slug} at {repo.commit} there")
+    return path
+
+
+def task_dir(repo_dir: Path, path: str) -> Path:
+    """The task's working directory: its ``path`` (``./x/y``, ``x/y`` or empty) under the repo."""
+    rel = path.removeprefix("./")
+    rel = rel.strip("/") or "."
+    return repo_dir / rel

@@ -9,6 +9,8 @@ The settings that shape a context are recorded beside the output (``OUT.config.j
 with different ones is refused (``RunConfigMismatchError``) rather than mixing contexts from two
 configurations in one file. ``restart=True`` starts the file afresh. The run holds
 ``OUT.lock`` throughout, so a second retrieve into the same file is refused (``OutputBusyError``).
+Lock, identity check and resume are ``ragcode.bench.runfolder``'s. Indexes are built and reused
+under ``index.root`` (the CLI's ``--index-root`` is a spelling of ``--set index.root=...``).
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from typing import Any, Callable, Iterable
 
 from ragcode.bench.dataset import load_tasks
 from ragcode.bench.oracle_measure import OracleScore, RepoOracle, Summary, summarize
-from ragcode.bench.repos import repo_for
-from ragcode.config import Config, diff_settings
-from ragcode.errors import RepoNotFoundError, RunConfigMismatchError
-from ragcode.fileio import exclusive_output, write_atomic, write_json_atomic
+from ragcode.bench.repos import repo_folder, require_repo_dir
+from ragcode.bench.runfolder import check_or_record, finished, hold_file
+from ragcode.config import Config
+from ragcode.fileio import write_atomic, write_json_atomic
 from ragcode.types import Task
 
 log = logging.getLogger(__name__)
@@ -86,17 +88,8 @@ class RetrieveReport:
 
 def _done(out: Path) -> dict[str, dict[str, Any]]:
     """Records already written (key ``github_id:id``); a torn last line is dropped."""
-    done: dict[str, dict[str, Any]] = {}
-    if not out.exists():
-        return done
-    with out.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                rec = json.loads(line)
-                done[f"{rec['github_id']}:{rec['id']}"] = rec
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue
-    return done
+    return {f"{rec['github_id']}:{rec['id']}": rec for rec in finished(out)
+            if "github_id" in rec and "id" in rec and isinstance(rec.get("context"), str)}
 
 
 def _rewrite_valid(out: Path, records: Iterable[dict[str, Any]]) -> None:
@@ -114,24 +107,15 @@ def _check_or_write_config(out: Path, config: Config, resuming: bool) -> None:
     """Refuse to add contexts made with other settings to ``out``; record the settings."""
     settings = {k: v for k, v in config.to_dict().items() if k in CONTEXT_SECTIONS}
     ident = {"config_hash": config.section_hash(*CONTEXT_SECTIONS), "config": settings}
-    path = config_path(out)
-    if resuming and path.exists():
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            old = {}
-        if old.get("config_hash") != ident["config_hash"]:
-            diffs = diff_settings(old.get("config", {}), settings)
-            shown = "; ".join(diffs[:6]) + (" ..." if len(diffs) > 6 else "")
-            raise RunConfigMismatchError(
-                f"{out} holds contexts made with other settings ({shown or 'settings differ'}); "
-                "rerun with the original settings to resume, pass another --out, or --restart "
-                "to start it afresh")
-        return
-    if resuming:
+    if resuming and not config_path(out).exists():
         log.warning("%s has no record of the settings its contexts were made with; assuming "
                     "the current ones", out)
-    write_atomic(path, json.dumps(ident, indent=1) + "\n")
+
+    def refuse(old: dict[str, Any], shown: str) -> str:
+        return (f"{out} holds contexts made with other settings ({shown}); rerun with the "
+                "original settings to resume, pass another --out, or --restart to start it afresh")
+
+    check_or_record(config_path(out), ident, compare=resuming, refuse=refuse)
 
 
 def open_repo_index(repo_path: Path, folder: str, index_root: Path, config: Config) -> Any:
@@ -146,27 +130,28 @@ def run_retrieve(
     repos_dir: str | Path,
     out: str | Path,
     config: Config,
-    index_root: str | Path = "indexes",
     on_task: Callable[[TaskResult], None] | None = None,
     open_index: Callable[[Path, str, Path, Config], Any] = open_repo_index,
     restart: bool = False,
+    split: str = "full",
 ) -> RetrieveReport:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with exclusive_output(out.with_name(out.name + ".lock"), f"output {out}"):
-        return _retrieve_locked(tasks_file, Path(repos_dir), out, config, Path(index_root),
-                                on_task, open_index, restart)
+    """Contexts for the tasks of ``tasks_file`` (a task source and ``split`` as
+    ``ragcode.bench.dataset.load_tasks`` takes them) into ``out``, indexes under ``index.root``."""
+    with hold_file(out) as out:
+        return _retrieve_locked(tasks_file, Path(repos_dir), out, config, on_task, open_index,
+                                restart, split)
 
 
 def _retrieve_locked(tasks_file: str | Path, repos_dir: Path, out: Path, config: Config,
-                     index_root: Path, on_task: Callable[[TaskResult], None] | None,
+                     on_task: Callable[[TaskResult], None] | None,
                      open_index: Callable[[Path, str, Path, Config], Any],
-                     restart: bool) -> RetrieveReport:
+                     restart: bool, split: str) -> RetrieveReport:
     from ragcode.bench.paper_bm25 import PaperBM25
     from ragcode.chunking.walk import walk_repo
     from ragcode.retrieval.search import retrieve_context
 
-    tasks = load_tasks(tasks_file).tasks
+    tasks = load_tasks(tasks_file, split=split).tasks
+    index_root = Path(config.index.root)
     budget = config.context.budget
     if restart:
         out.unlink(missing_ok=True)
@@ -183,12 +168,8 @@ def _retrieve_locked(tasks_file: str | Path, repos_dir: Path, out: Path, config:
         by_repo[t.github_id].append(t)
     with out.open("a", encoding="utf-8") as fh:
         for github_id in sorted(by_repo):
-            folder = repo_for(github_id).folder
-            repo_path = repos_dir / folder
-            if not repo_path.is_dir():
-                raise RepoNotFoundError(
-                    f"repository folder {repo_path} for github_id {github_id} is missing; check "
-                    f"out {repo_for(github_id).slug} at {repo_for(github_id).commit} there")
+            repo_path = require_repo_dir(github_id, repos_dir)
+            folder = repo_folder(github_id)
             oracle = RepoOracle(f.text for f in walk_repo(repo_path, config.chunking.walk).files)
             baseline = PaperBM25.from_repo(repo_path)
             index = None

@@ -10,7 +10,8 @@
 A restart with the same config does only the tasks missing from ``samples.jsonl`` (a torn last
 line from a kill is cut off first); a different config is refused with ``RunConfigMismatchError``.
 The run holds ``RUN/.ragcode.lock`` throughout: a second run on the same folder is refused
-(``OutputBusyError``) instead of generating every task again beside the first.
+(``OutputBusyError``) instead of generating every task again beside the first. Lock, identity
+check and resume are ``ragcode.bench.runfolder``'s.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcode.bench.jsonl import append_line, read_lines, repair_tail
-from ragcode.fileio import FOLDER_LOCK, exclusive_output, write_atomic
+from ragcode.bench.jsonl import append_line
+from ragcode.bench.runfolder import check_or_record, finished, hold_folder
 from ragcode.bench.settings import ContextBuilder
-from ragcode.config import Config, diff_settings
-from ragcode.errors import RunConfigMismatchError
+from ragcode.config import Config
+from ragcode.fileio import write_atomic
 from ragcode.types import Candidate, Context, Task
 
 log = logging.getLogger(__name__)
@@ -54,22 +55,15 @@ def _run_identity(config: Config) -> dict[str, Any]:
 
 
 def _check_or_write_run_json(out: Path, config: Config) -> None:
-    ident = _run_identity(config)
-    path = out / "run.json"
-    if path.exists():
-        old = json.loads(path.read_text())
-        if old.get("config_hash") != ident["config_hash"]:
-            old_cfg = old.get("config", {})
-            new_cfg = config.to_dict()
-            diffs = diff_settings(old_cfg, new_cfg)
-            shown = "; ".join(diffs[:6]) + (" ..." if len(diffs) > 6 else "")
-            raise RunConfigMismatchError(
-                f"{out} was started with config {old.get('config_hash')} and this run resolves to "
-                f"{ident['config_hash']} ({shown or 'settings differ'}); rerun with the original "
-                "settings to resume, or pass a new --out directory")
-        return
-    data = dict(ident, config=config.to_dict(), created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-    write_atomic(path, json.dumps(data, indent=1) + "\n")
+    ident = dict(_run_identity(config), config=config.to_dict(),
+                 created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+    def refuse(old: dict[str, Any], shown: str) -> str:
+        return (f"{out} was started with config {old.get('config_hash')} and this run resolves to "
+                f"{ident['config_hash']} ({shown}); rerun with the original settings to resume, "
+                "or pass a new --out directory")
+
+    check_or_record(out / "run.json", ident, compare=True, refuse=refuse)
 
 
 def default_generate_fn(config: Config, llm: Any = None, repos_dir: str | Path | None = None,
@@ -81,11 +75,15 @@ def default_generate_fn(config: Config, llm: Any = None, repos_dir: str | Path |
     from ragcode.generation.llm import load_llm
 
     model = llm or load_llm(config)
+    if config.bench.setting == "agent" and repos_dir is not None and rounds_dir is not None:
+        from ragcode.agent.bench import agent_generate_fn
+
+        return agent_generate_fn(config, model, repos_dir, rounds_dir.parent)  # the run folder
 
     def generate(task: Task, context: Context | None) -> list[Candidate]:
         check_ctx, journal = None, None
         if config.generation.check and repos_dir is not None:
-            from ragcode.bench.scoring import repo_dir_for
+            from ragcode.bench.repos import repo_dir_for
             from ragcode.check import CheckContext
 
             repo_dir, folder = repo_dir_for(task, Path(repos_dir))
@@ -126,9 +124,7 @@ def run_bench(
     on_task: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Generate ``config.generation.n`` answers for each task not yet in ``out``."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    with exclusive_output(out / FOLDER_LOCK, f"run folder {out}"):
+    with hold_folder(out) as out:
         return _run_locked(tasks, repos_dir, out, config, limit, generate_fn, on_task)
 
 
@@ -137,11 +133,10 @@ def _run_locked(tasks: list[Task], repos_dir: str | Path, out: Path, config: Con
                 on_task: Callable[[str], None] | None) -> RunSummary:
     _check_or_write_run_json(out, config)
     samples_path, outputs_path = out / "samples.jsonl", out / "outputs.jsonl"
-    repair_tail(samples_path)
-    finished = read_lines(samples_path)
-    done = {r.get("key") for r in finished}
+    records = finished(samples_path)
+    done = {r.get("key") for r in records}
     write_atomic(outputs_path, "".join(json.dumps(_outputs_line(r), ensure_ascii=False) + "\n"
-                                       for r in finished if "output" in r))
+                                       for r in records if "output" in r))
     todo: list[Task] = []
     seen: set[str] = set()
     for t in tasks:

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ragcode.bench import legacy
-from ragcode.bench.repos import repo_for
-from ragcode.errors import TaskFormatError
+from ragcode.bench.repos import repo_dir_for, task_dir
 from ragcode.registry import Registry
 from ragcode.types import Task, Verdict
 
@@ -39,21 +38,6 @@ class Scorer(Protocol):
 
     def score_sample(self, task: Task, output: str, index: int, ctx: ScoreContext) -> Verdict:
         ...
-
-
-def task_dir(repo_dir: Path, path: str) -> Path:
-    """The task's working directory: its ``path`` (``./x/y``, ``x/y`` or empty) under the repo."""
-    rel = path.removeprefix("./")
-    rel = rel.strip("/") or "."
-    return repo_dir / rel
-
-
-def repo_dir_for(task: Task, repos_dir: Path) -> tuple[Path, str]:
-    try:
-        folder = repo_for(task.github_id).folder
-    except TaskFormatError:
-        folder = str(task.github_id)
-    return Path(repos_dir) / folder, folder
 
 
 def _text_checks(task: Task, output: str) -> dict[str, bool]:
@@ -213,3 +197,13 @@ SCORERS = Registry("scoring policy", {
 
 def load_scorer(name: str) -> Scorer:
     return SCORERS.get(name)()
+
+
+def executor_for(scorer: Scorer, config: Config, execute: bool = True) -> Executor | None:
+    """The configured executor when ``execute`` is asked and the policy runs answers, else None
+    (the policy's text checks only). The one place a scoring run chooses its executor."""
+    if not (execute and scorer.executes):
+        return None
+    from ragcode.execution import load_executor
+
+    return load_executor(config.execution)

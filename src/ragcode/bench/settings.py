@@ -5,7 +5,8 @@
   ``bench.readme_chars`` characters (the paper's 32k / 128k settings);
 - ``bm25``: the paper's BM25 retrieval (``ragcode.bench.paper_bm25``) at ``context.budget``;
 - ``ragcode``: our retrieval over the repository's index (built on first use under ``index.root``);
-- ``oracle``: the task's ``oracle`` field.
+- ``oracle``: the task's ``oracle`` field;
+- ``agent``: the ``ragcode`` context, which an agent episode falls back on (``ragcode.agent.bench``).
 
 A ``ContextBuilder`` keeps per-repository state (BM25 tables, open indexes) between tasks.
 """
@@ -15,12 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragcode.bench.scoring import repo_dir_for, task_dir
+from ragcode.bench.repos import repo_folder, require_repo_dir, task_dir
 from ragcode.config import Config
-from ragcode.errors import RagcodeError, RepoNotFoundError
+from ragcode.errors import RagcodeError
 from ragcode.types import Context, Task
 
-SETTINGS = ("none", "readme", "bm25", "ragcode", "oracle")
+SETTINGS = ("none", "readme", "bm25", "ragcode", "oracle", "agent")
 README_NAMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
 
 
@@ -43,12 +44,8 @@ class ContextBuilder:
         self._state: dict[str, Any] = {}
 
     def _repo(self, task: Task) -> tuple[Path, str]:
-        repo_dir, folder = repo_dir_for(task, self.repos_dir)
-        if not repo_dir.is_dir():
-            raise RepoNotFoundError(f"repository {folder!r} not found under {self.repos_dir} (needed by "
-                                    f"setting {self.setting!r}); run `ragcode mlbench prepare --repos "
-                                    f"{self.repos_dir}`")
-        return repo_dir, folder
+        repo_dir = require_repo_dir(task.github_id, self.repos_dir, f"setting {self.setting!r}")
+        return repo_dir, repo_folder(task.github_id)
 
     def build(self, task: Task) -> Context | None:
         s = self.setting

@@ -49,10 +49,46 @@ def config_from(path: Path | None, overrides: list[str] | None) -> Config:
     return load_config(path, overrides or [])
 
 
+def with_flags(set_: list[str] | None, **flags: Any) -> list[str]:
+    """The ``--set`` overrides followed by one per given flag (``flags`` maps a dotted config
+    field, written with ``__`` for ``.``, to the flag's value; None = not given). A flag is only
+    a spelling of its override: the config stays the one owner of the setting."""
+    overrides = list(set_ or [])
+    for key, value in flags.items():
+        if value is not None:
+            overrides.append(f"{key.replace('__', '.')}={value}")
+    return overrides
+
+
+_VERBOSITY = {"level": 0}  # -v / -vv given before the command (``ragcode -v index ...``)
+
+
+def set_verbosity(count: int) -> None:
+    """``-v``: INFO, ``-vv``: DEBUG, for every command (also those that are quiet by default)."""
+    _VERBOSITY["level"] = count
+    if count:
+        level = logging.DEBUG if count > 1 else logging.INFO
+        logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+        logging.getLogger().setLevel(level)
+
+
 def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
+    if _VERBOSITY["level"]:
+        return  # the global -v wins over a command's own default
     level = logging.WARNING if quiet else (logging.DEBUG if verbose else logging.INFO)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
+def print_plain(text: str, err: bool = False) -> None:
+    """Print text that is not rich markup (paths, messages, ``pip install 'ragcode[x]'``)."""
+    (err_console if err else console).print(text, markup=False, highlight=False, soft_wrap=True)
+
+
 ConfigOption = typer.Option(None, "--config", "-c", help="YAML config (see configs/default.yaml).")
 SetOption = typer.Option(None, "--set", help="Override a config field: section.field=value (repeatable).")
+TasksOption = typer.Option(
+    ..., "--tasks", help="ML-Bench tasks: a .jsonl/.parquet file, a hub id (super-dainiu/ml-bench), "
+    "or 'dev' (the shipped dev split, from the hub).")
+SplitOption = typer.Option(
+    "full", "--split", help="full | quarter (hub splits) | dev (the shipped dev keys, from the hub "
+    "or from a local copy of the full split).")

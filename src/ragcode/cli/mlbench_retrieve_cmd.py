@@ -31,11 +31,14 @@ def summary_table(report: Any) -> Any:
 
 
 def retrieve_command(
-    tasks: Path = typer.Option(..., "--tasks", help="ML-Bench task JSONL (or parquet)."),
+    tasks: str = common.TasksOption,
     repos: Path = typer.Option(..., "--repos", help="Folder holding the repositories by ML-Bench folder name."),
     out: Path = typer.Option(..., "--out", help="Output JSONL: one {github_id, id, context, chunks} per task."),
     budget: Optional[int] = typer.Option(None, "--budget", min=1, help="Context budget in characters (default context.budget)."),
-    index_root: Path = typer.Option(Path("indexes"), "--index-root", help="Where repository indexes are built and reused."),
+    index_root: Optional[Path] = typer.Option(
+        None, "--index-root", help="Where repository indexes are built and reused: the same as "
+        "--set index.root=DIR (default index.root)."),
+    split: str = common.SplitOption,
     config: Optional[Path] = common.ConfigOption,
     set_: Optional[list[str]] = common.SetOption,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or table."),
@@ -44,9 +47,9 @@ def retrieve_command(
     """Retrieve a context per task (resumable), and score it and the paper-style BM25 baseline.
     Resuming an --out made with other retrieval settings is refused."""
     common.setup_logging(quiet=True)
-    overrides = list(set_ or [])
-    if budget is not None:
-        overrides += [f"context.budget={budget}", "context.unit=chars"]
+    overrides = common.with_flags(set_, context__budget=budget,
+                                  context__unit="chars" if budget is not None else None,
+                                  index__root=index_root)
     cfg = common.config_from(config, overrides)
     from rich.progress import Progress
 
@@ -58,14 +61,13 @@ def retrieve_command(
         def on_task(result: Any) -> None:
             progress.update(bar, advance=1, description=f"{result.folder} {result.id}")
 
-        report = run_retrieve(tasks, repos, out, cfg, index_root=index_root, on_task=on_task,
-                              restart=restart)
+        report = run_retrieve(tasks, repos, out, cfg, on_task=on_task, restart=restart, split=split)
     if not quiet:
         common.console.print(summary_table(report))
         p50 = report.p50_seconds()
         if p50 is not None:
-            common.console.print(f"time per query p50: {p50 * 1000:.0f} ms")
-        common.console.print(f"contexts: {out}   report: {report_path(Path(out))}")
+            common.print_plain(f"time per query p50: {p50 * 1000:.0f} ms")
+        common.print_plain(f"contexts: {out}   report: {report_path(Path(out))}   indexes: {cfg.index.root}")
 
 
 def register(app: typer.Typer) -> None:

@@ -21,11 +21,18 @@ def register(app: typer.Typer) -> None:
 def prepare(
     repos: Path = typer.Option(..., "--repos", help="Folder that holds (or will hold) the 14 checkouts."),
     no_clone: bool = typer.Option(False, "--no-clone", help="Only verify what is there."),
+    config: Path | None = common.ConfigOption,
+    set_: list[str] | None = common.SetOption,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Clone the ML-Bench repositories at their pinned commits, or verify existing checkouts."""
+    """Clone the ML-Bench repositories at their pinned commits, or verify existing checkouts.
+    --config / --set are checked (a bad one exits 2) so one config serves every command; no
+    setting changes what prepare does."""
+    from rich.text import Text
+
     from ragcode.bench.prepare import prepare_repos
 
+    common.config_from(config, set_)
     statuses = prepare_repos(repos, clone=not no_clone)
     missing = [s for s in statuses if not s.ok]
     if as_json:
@@ -34,19 +41,20 @@ def prepare(
              "state": s.state, "detail": s.detail} for s in statuses]))
     else:
         for s in statuses:
-            mark = f"[green]{s.state}[/]" if s.ok else f"[red]{s.state}[/]"
-            common.console.print(f"{s.repo.github_id:>2} {s.repo.folder:<28} {mark} {s.detail}", highlight=False)
+            line = Text.assemble(f"{s.repo.github_id:>2} {s.repo.folder:<28} ",
+                                 (s.state, "green" if s.ok else "red"), f" {s.detail}")
+            common.console.print(line, highlight=False, soft_wrap=True)
         if missing:
-            common.console.print(f"\n{len(missing)} repositories need placing by hand:", highlight=False)
+            common.print_plain(f"\n{len(missing)} repositories need placing by hand:")
             for s in missing:
-                common.console.print("  " + s.manual_steps(Path(repos)), highlight=False, soft_wrap=True)
+                common.print_plain("  " + s.manual_steps(Path(repos)))
     if missing:
         raise typer.Exit(code=1)
 
 
 @common.handle_errors
 def run(
-    tasks: str = typer.Option(..., "--tasks", help="Task file (.jsonl/.parquet) or hub id."),
+    tasks: str = common.TasksOption,
     repos: Path = typer.Option(..., "--repos", help="Folder with the repository checkouts."),
     out: Path = typer.Option(..., "--out", help="Run directory (created; resumed if it exists)."),
     setting: str | None = typer.Option(None, "--setting", help="none | readme | bm25 | ragcode | oracle"),
@@ -54,7 +62,7 @@ def run(
     model: str | None = typer.Option(None, "--model", help="Model name or path for the backend."),
     n: int | None = typer.Option(None, "-n", help="Samples per task (ML-Bench: 5)."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks."),
-    split: str = typer.Option("full", "--split", help="Hub split when --tasks is a hub id."),
+    split: str = common.SplitOption,
     config: Path | None = common.ConfigOption,
     set_: list[str] | None = common.SetOption,
     quiet: bool = typer.Option(False, "--quiet", "-q"),
@@ -63,11 +71,8 @@ def run(
     from ragcode.bench.dataset import load_tasks
     from ragcode.bench.runner import run_bench
 
-    overrides = list(set_ or [])
-    for key, value in (("bench.setting", setting), ("generation.llm.backend", llm),
-                       ("generation.llm.model", model), ("generation.n", n)):
-        if value is not None:
-            overrides.append(f"{key}={value}")
+    overrides = common.with_flags(set_, bench__setting=setting, generation__llm__backend=llm,
+                                  generation__llm__model=model, generation__n=n)
     cfg = common.config_from(config, overrides)
     loaded = load_tasks(tasks, split=split)
     done_now: list[str] = []
@@ -75,23 +80,23 @@ def run(
     def on_task(key: str) -> None:
         done_now.append(key)
         if not quiet:
-            common.err_console.print(f"done {key}", highlight=False)
+            common.print_plain(f"done {key}", err=True)
 
     summary = run_bench(loaded.tasks, repos, out, cfg, limit=limit, on_task=on_task)
-    common.console.print(
+    common.print_plain(
         f"{summary.total} tasks: {summary.done_before} already done, {summary.generated} generated "
-        f"-> {out}/samples.jsonl, {out}/outputs.jsonl", highlight=False)
+        f"-> {out}/samples.jsonl, {out}/outputs.jsonl")
 
 
 @common.handle_errors
 def score(
     source: Path = typer.Argument(..., help="A run directory or an ML-Bench outputs .jsonl file."),
-    tasks: str = typer.Option(..., "--tasks", help="Task file (.jsonl/.parquet) or hub id."),
+    tasks: str = common.TasksOption,
     repos: Path = typer.Option(..., "--repos", help="Folder with the repository checkouts."),
     policy: str | None = typer.Option(None, "--policy", help="mlbench-legacy | static | exec-strict"),
     no_exec: bool = typer.Option(False, "--no-exec", help="Apply only the text checks; run nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    split: str = typer.Option("full", "--split"),
+    split: str = common.SplitOption,
     config: Path | None = common.ConfigOption,
     set_: list[str] | None = common.SetOption,
     quiet: bool = typer.Option(False, "--quiet", "-q"),
@@ -101,8 +106,8 @@ def score(
     from ragcode.bench.evaluate import score as score_source
     from ragcode.bench.report import markdown_table
 
-    cfg = common.config_from(config, set_)
-    policy = policy or cfg.bench.policy
+    cfg = common.config_from(config, common.with_flags(set_, bench__policy=policy))
+    policy = cfg.bench.policy
     loaded = load_tasks(tasks, split=split)
     report = score_source(source, loaded.tasks, repos, policy, cfg, execute=not no_exec,
                           progress=not (quiet or as_json))
@@ -112,18 +117,22 @@ def score(
     else:
         typer.echo(markdown_table(report))
         if report.get("note"):
-            common.err_console.print(report["note"], highlight=False)
+            common.print_plain(report["note"], err=True)
 
 
 @common.handle_errors
 def report(
     runs: list[Path] = typer.Argument(..., help="Run directories already scored with `mlbench score`."),
+    config: Path | None = common.ConfigOption,
+    set_: list[str] | None = common.SetOption,
     as_json: bool = typer.Option(False, "--json", help="Print the reports as one JSON list."),
 ) -> None:
-    """Compare scored runs: one row per run, setting and policy."""
+    """Compare scored runs: one row per run, setting and policy. --config / --set are checked
+    (a bad one exits 2) so one config serves every command; the reports are shown as scored."""
     from ragcode.bench.report import collect_reports, comparison_table
     from ragcode.errors import RagcodeError
 
+    common.config_from(config, set_)
     found = collect_reports(runs)
     if not found:
         raise RagcodeError("no report-*.json in these directories; run `ragcode mlbench score` on them first")
