@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-ChunkKind = Literal["markdown", "code", "cli", "notebook", "shell", "config", "text"]
 CHUNK_KINDS: tuple[str, ...] = ("markdown", "code", "cli", "notebook", "shell", "config", "text")
 
 
@@ -71,11 +70,6 @@ class Chunk:
         d = asdict(self)
         d["id"] = self.id
         return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Chunk:
-        d = {k: v for k, v in d.items() if k != "id"}
-        return cls(**d)
 
 
 @dataclass(frozen=True)

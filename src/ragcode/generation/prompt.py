@@ -43,10 +43,6 @@ class PromptTemplate:
     sha256: str
 
     @property
-    def short_hash(self) -> str:
-        return self.sha256[:16]
-
-    @property
     def takes_context(self) -> bool:
         return "{context}" in self.user
 
