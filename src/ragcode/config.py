@@ -273,7 +273,7 @@ class ExecutionConfig(_Section):
 
 
 class BenchConfig(_Section):
-    setting: Literal["none", "readme", "bm25", "ragcode", "oracle"] = "ragcode"
+    setting: Literal["none", "readme", "bm25", "ragcode", "oracle", "agent"] = "ragcode"
     policy: str = "mlbench-legacy"
     readme_chars: Positive = 32_000
     # mlbench-legacy drops records whose output list is not this long, as the official

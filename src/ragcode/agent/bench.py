@@ -29,7 +29,7 @@ def agent_generate_fn(config: Any, llm: Any, repos_dir: str | Path,
     from ragcode.agent.loop import run_episode
     from ragcode.agent.tools import AgentEnv
     from ragcode.agent.trajectory import Trajectory
-    from ragcode.bench.scoring import repo_dir_for
+    from ragcode.bench.repos import repo_dir_for
     from ragcode.index.store import load_index
 
     indexes: dict[str, Any] = {}
