@@ -233,6 +233,10 @@ class LLMConfig(_Section):
     concurrency: Positive = 4  # openai: requests in flight at once
     n_threads: NonNegative = 0  # llamacpp / transformers CPU threads; 0 = library default
     scripted_answers: list[str] = Field(default_factory=list)
+    extra_body: dict[str, Any] = Field(default_factory=dict)  # openai: extra request fields (vLLM's top_k, ...)
+    device: Annotated[str, Field(pattern=r"^(auto|cpu|cuda|cuda:[0-9]+)$")] = "auto"  # transformers / vllm / llamacpp
+    dtype: Literal["auto", "float32", "bfloat16", "float16", "int8"] = "auto"  # transformers / vllm (int8: CPU, transformers)
+    n_gpu_layers: Annotated[int, Field(ge=-1)] = -1  # llamacpp: layers on the GPU; -1 = all when there is one
 
 
 class GenerationConfig(_Section):
@@ -270,6 +274,7 @@ class ExecutionConfig(_Section):
     ro_paths: list[str] = Field(default_factory=list)
     docker_cpus: PositiveFloat = 2.0
     docker_pids: Positive = 512
+    gpus: list[NonNegative | Literal["all"]] = Field(default_factory=list)  # GPUs answers may use: [], [all], [0, 1]
 
 
 class BenchConfig(_Section):
@@ -294,6 +299,12 @@ class AgentConfig(_Section):
     search_k: Annotated[int, Field(ge=1, le=20)] = 5  # search's k when the model gives none
 
 
+class ScaleConfig(_Section):  # how work is spread (ragcode.scale); not part of Config.hash
+    workers: Positive = 1  # --workers: tasks (samples, cells) in flight at once
+    max_local_models: Positive = 1  # local model copies in memory at once (one per worker process)
+    ray_address: str = ""  # --ray: local, auto or ray://host:port; "" = no Ray
+
+
 class Config(_Section):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
@@ -305,11 +316,12 @@ class Config(_Section):
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     bench: BenchConfig = Field(default_factory=BenchConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
+    scale: ScaleConfig = Field(default_factory=ScaleConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
-    def hash(self, exclude: tuple[str, ...] = ("index",)) -> str:
+    def hash(self, exclude: tuple[str, ...] = ("index", "scale")) -> str:
         """Hash of the resolved settings (paths of caches and outputs excluded; the agent
         section only when it differs from its defaults, so hashes from before it still hold)."""
         data = {k: v for k, v in self.to_dict().items() if k not in exclude}
@@ -323,7 +335,7 @@ class Config(_Section):
         return _digest({s: data[s] for s in sections})
 
 
-def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("index",)) -> list[str]:
+def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("index", "scale")) -> list[str]:
     """``"dotted.key: old -> new"`` for every setting that differs between two config dicts
     (top-level sections in ``skip`` are left out)."""
     if isinstance(a, dict) and isinstance(b, dict):
