@@ -248,19 +248,3 @@ def _score(source: Path, tasks: list[Task], repos_dir: str | Path, policy: str, 
         write_atomic(source / f"report-{suffix}.json", json.dumps(report, indent=1) + "\n")
         write_atomic(source / f"report-{suffix}.md", markdown_table(report))
     return report
-
-
-def evaluate(
-    source: str | Path,
-    tasks: str | Path | list[Task],
-    repos_dir: str | Path,
-    policy: str = "mlbench-legacy",
-    config: Config | None = None,
-    execute: bool = True,
-) -> dict[str, Any]:
-    """Public API: score a run directory or outputs file; ``tasks`` is a list or a task file."""
-    if not isinstance(tasks, list):
-        from ragcode.bench.dataset import load_tasks
-
-        tasks = load_tasks(tasks).tasks
-    return score(source, tasks, repos_dir, policy, config, execute)
