@@ -72,10 +72,11 @@ def simple_link(chunks: list[Chunk]) -> list[Chunk]:
 
 def use_simple_chunking(monkeypatch) -> None:  # noqa: ANN001
     import ragcode.chunking as chunking
+    import ragcode.chunking.pipeline as pipeline
 
     monkeypatch.setattr(chunking, "walk_repo", simple_walk, raising=False)
     monkeypatch.setattr(chunking, "chunk_file", simple_chunk, raising=False)
-    monkeypatch.setattr(chunking, "link_cli", simple_link, raising=False)
+    monkeypatch.setattr(pipeline, "link_cli", simple_link)  # inside link_chunks, the index's link step
 
 
 def make_repo(root: Path) -> Path:

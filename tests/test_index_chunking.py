@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ragcode.config import EmbedderConfig, load_config
@@ -98,7 +100,7 @@ def test_real_chunkers_index_and_one_file_edit(tmp_path, minilm) -> None:  # noq
 
 def test_chunker_version_change_invalidates_the_index(tmp_path, monkeypatch):
     """A chunker code change (CHUNKING_VERSION bump) must not leave a stale index in use."""
-    import ragcode.index.build as build
+    import ragcode.index.plan as plan
     from ragcode.config import load_config
     from ragcode.index.build import index_repo
 
@@ -110,9 +112,66 @@ def test_chunker_version_change_invalidates_the_index(tmp_path, monkeypatch):
     out = tmp_path / "idx"
     first = index_repo(repo, config=cfg, out=out, progress=False)
     old_key = first.manifest.section_hashes["chunking"]
-    monkeypatch.setattr(build, "CHUNKING_VERSION", build.CHUNKING_VERSION + 1)
+    monkeypatch.setattr(plan, "CHUNKING_VERSION", plan.CHUNKING_VERSION + 1)
     bumped = index_repo(repo, config=cfg, out=out, progress=False)
     new_key = bumped.manifest.section_hashes["chunking"]
-    assert new_key != old_key and new_key.endswith(f"-v{build.CHUNKING_VERSION}")
+    assert new_key != old_key and new_key.endswith(f"-v{plan.CHUNKING_VERSION}")
     assert bumped.summary.files_unchanged == 0  # every file was chunked again
     assert bumped.chunk_count == first.chunk_count
+
+
+def _tiny_repo(root):  # noqa: ANN001, ANN202
+    root.mkdir()
+    (root / "README.md").write_text(README)
+    (root / "train.py").write_text(TRAIN)
+    (root / "eval.py").write_text(EVAL)
+    return root
+
+
+def _links(chunks):  # noqa: ANN001, ANN202
+    return sorted((c.id, json.dumps([c.metadata.get(k) for k in ("cli_links", "commands")],
+                                    sort_keys=True)) for c in chunks)
+
+
+@pytest.mark.parametrize("link", [True, False])
+def test_index_links_exactly_as_chunk_repo_and_honours_link_readme_commands(tmp_path, link):
+    """One link pass (``chunking.link_chunks``) for ``chunk_repo`` and ``ragcode index``: the
+    setting ``chunking.cli.link_readme_commands`` used to be ignored by the index."""
+    from ragcode.chunking import chunk_repo
+
+    repo = _tiny_repo(tmp_path / "tiny")
+    cfg = load_config(None, {"index.root": str(tmp_path / "idx"), "embedder.enabled": False,
+                             "chunking.cli.link_readme_commands": link})
+    index = index_repo(repo, cfg, progress=False)
+    chunks = list(index.chunks().values())
+    assert _links(chunks) == _links(chunk_repo(repo, cfg.chunking).all_chunks())
+    assert any(c.metadata.get("cli_links") for c in chunks) is link
+    assert index.manifest.links is link
+
+
+def test_index_linked_before_the_setting_was_honoured_is_relinked_without_rechunking(tmp_path):
+    """An index written before ``Manifest.links`` existed was always linked, whatever
+    ``link_readme_commands`` said; the next run with the setting off drops its links."""
+    repo = _tiny_repo(tmp_path / "tiny")
+    out = tmp_path / "idx"
+    off = load_config(None, {"embedder.enabled": False, "chunking.cli.link_readme_commands": False})
+    on = load_config(None, {"embedder.enabled": False})
+    first = index_repo(repo, on, out=out, progress=False)
+    assert any(c.metadata.get("cli_links") for c in first.chunks().values())
+    first.close()
+    # what the old code wrote for the "off" config: its keys, links anyway, no "links" field
+    manifest_file = out / "tiny" / "manifest.json"
+    from ragcode.index.plan import chunking_key
+
+    data = json.loads(manifest_file.read_text())
+    data["section_hashes"]["chunking"] = chunking_key(off)
+    del data["links"]
+    manifest_file.write_text(json.dumps(data))
+    again = index_repo(repo, off, out=out, progress=False)
+    s = again.summary
+    assert s.files_unchanged == 3 and s.chunks_added == 0 and s.links_updated > 0
+    assert not any(c.metadata.get("cli_links") or c.metadata.get("commands")
+                   for c in again.chunks().values())
+    assert again.manifest.links is False
+    assert index_repo(repo, off, out=out, progress=False).manifest.generation == \
+        again.manifest.generation  # up to date now: nothing written

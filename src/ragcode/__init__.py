@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from ragcode.version import __version__
 
 __all__ = ["index_repo", "load_index", "search", "generate", "evaluate", "load_config", "__version__"]
 

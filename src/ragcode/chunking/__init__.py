@@ -9,7 +9,9 @@ Public interface (other stages use only these):
 - ``link_cli(chunks: list[Chunk]) -> list[Chunk]``: cross-file pass that links README commands
   (``python train.py --lr ...``) and the CLI table chunk of the script they call, in the
   ``metadata["cli_links"]`` of both. Cheap; re-run over all chunks after any file changes.
-- ``chunk_repo(root, cfg: ChunkingConfig) -> ChunkedRepo``: walk + chunk_file + link_cli.
+- ``link_chunks(chunks, cfg: ChunkingConfig) -> list[Chunk]``: ``link_cli`` as every caller runs
+  it (old links dropped first; nothing linked when ``cli.link_readme_commands`` is false).
+- ``chunk_repo(root, cfg: ChunkingConfig) -> ChunkedRepo``: walk + chunk_file + link_chunks.
 
 See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 """
@@ -22,11 +24,11 @@ CHUNKING_VERSION = 2
 
 from ragcode.chunking.scripts import extract_flags, link_cli  # noqa: E402
 from ragcode.chunking.pipeline import (  # noqa: E402
-    ChunkedRepo, chunk_file, chunk_repo, relink, skip_reason)
+    ChunkedRepo, chunk_file, chunk_repo, link_chunks, relink, skip_reason)
 from ragcode.chunking.registry import CHUNKERS, Chunker, get_chunker  # noqa: E402
 from ragcode.chunking.walk import FILE_KINDS, WalkResult, file_kind, walk_repo  # noqa: E402
 
 __all__ = [
     "CHUNKERS", "CHUNKING_VERSION", "FILE_KINDS", "ChunkedRepo", "Chunker", "WalkResult", "chunk_file", "chunk_repo",
-    "extract_flags", "file_kind", "get_chunker", "link_cli", "relink", "skip_reason", "walk_repo",
+    "extract_flags", "file_kind", "get_chunker", "link_chunks", "link_cli", "relink", "skip_reason", "walk_repo",
 ]

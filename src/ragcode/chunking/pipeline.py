@@ -6,8 +6,8 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ragcode.chunking.scripts import chunk_cli, link_cli
@@ -69,11 +69,26 @@ class ChunkedRepo:
         return Counter(self.kinds[f.path] for f in self.files)
 
 
-def relink(chunks_by_file: dict[str, list[Chunk]]) -> dict[str, list[Chunk]]:
-    """Run ``link_cli`` over every chunk and regroup by file (after any file changed)."""
+LINK_KEYS = ("commands", "cli_links")  # the metadata ``link_cli`` writes
+
+
+def link_chunks(chunks: Sequence[Chunk], cfg: ChunkingConfig | None = None) -> list[Chunk]:
+    """The one cross-file link pass (``chunk_repo``, ``ragcode index``, ``RagcodeNodeParser``).
+
+    Links left by an earlier pass are dropped first, so the result depends on the chunks alone;
+    then ``link_cli`` runs when ``cfg.cli.link_readme_commands``. Same length and order."""
+    cfg = cfg or ChunkingConfig()
+    base = [replace(c, metadata={k: v for k, v in c.metadata.items() if k not in LINK_KEYS})
+            if any(k in c.metadata for k in LINK_KEYS) else c for c in chunks]
+    return link_cli(base) if cfg.cli.link_readme_commands else base
+
+
+def relink(chunks_by_file: dict[str, list[Chunk]],
+           cfg: ChunkingConfig | None = None) -> dict[str, list[Chunk]]:
+    """``link_chunks`` over every chunk (files in path order), regrouped by file."""
     flat = [c for path in sorted(chunks_by_file) for c in chunks_by_file[path]]
     out: dict[str, list[Chunk]] = {path: [] for path in chunks_by_file}
-    for c in link_cli(flat):
+    for c in link_chunks(flat, cfg):
         out[c.path].append(c)
     return out
 
@@ -97,8 +112,7 @@ def chunk_repo(root: str | os.PathLike[str], cfg: ChunkingConfig | None = None,
         if on_file is not None:
             on_file(f)
     t2 = time.perf_counter()
-    if cfg.cli.link_readme_commands:
-        by_file = relink(by_file)
+    by_file = relink(by_file, cfg)
     t3 = time.perf_counter()
     return ChunkedRepo(
         root=walked.root, files=walked.files, chunks_by_file=by_file, skipped=skipped,

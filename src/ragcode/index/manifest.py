@@ -60,6 +60,9 @@ class Manifest(_Strict):
     repo: str = ""
     config_hash: str = ""
     section_hashes: dict[str, str] = Field(default_factory=dict)  # "chunking", "embedder"
+    # README commands linked to the CLI tables of their scripts (chunking.cli
+    # .link_readme_commands); an index written before this field was always linked
+    links: bool = True
     config: dict[str, Any] = Field(default_factory=dict)
     skipped: dict[str, int] = Field(default_factory=dict)
     created_at: str = ""

@@ -89,7 +89,7 @@ class RagcodeNodeParser(NodeParser):
         return PurePath(path).as_posix()
 
     def _chunk_documents(self, docs: Sequence[BaseNode], show_progress: bool) -> list[list[Chunk]]:
-        from ragcode.chunking import chunk_file, link_cli
+        from ragcode.chunking import chunk_file, link_chunks
 
         per_doc: list[list[Chunk]] = []
         for doc in get_tqdm_iterable(docs, show_progress, "Chunking with ragcode"):
@@ -99,7 +99,7 @@ class RagcodeNodeParser(NodeParser):
             per_doc.append(list(chunk_file(source, self.chunking)))
         if self.link_cli and self.chunking.cli.enabled:
             flat = [c for chunks in per_doc for c in chunks]
-            linked = link_cli(flat)
+            linked = link_chunks(flat, self.chunking)  # the pass chunk_repo and the index make
             per_doc = _regroup(per_doc, flat, linked)
         return per_doc
 
@@ -137,7 +137,7 @@ def _node_id(doc: BaseNode, chunk: Chunk) -> str:
 
 
 def _regroup(per_doc: list[list[Chunk]], flat: list[Chunk], linked: list[Chunk]) -> list[list[Chunk]]:
-    """Put ``link_cli``'s output back into per-document lists."""
+    """Put ``link_chunks``'s output back into per-document lists."""
     if len(linked) == len(flat) and all(a.id == b.id for a, b in zip(flat, linked)):
         it = iter(linked)
         return [[next(it) for _ in chunks] for chunks in per_doc]
