@@ -1,7 +1,11 @@
-"""The ``ragcode`` command line: a thin skin over ``ragcode.api``.
+"""The ``ragcode`` command line: a thin skin over the stage functions.
 
-Each command group lives in its own module and registers itself on ``app``; every command turns
-``RagcodeError`` into a one-line message and exit code 2.
+The commands call the stages directly (``ragcode.index.build.index_repo``,
+``ragcode.retrieval.search``, ``ragcode.answering.generate``, ``ragcode.bench``, ``ragcode.ablation``),
+the same functions ``ragcode.api`` delegates to; no logic lives here. Each command group lives in
+its own module and registers itself on ``app``; every command turns ``RagcodeError`` into a
+one-line message and exit code 2. A flag is only a spelling of a config override
+(``common.with_flags``). ``ragcode --version``; ``ragcode -v CMD`` / ``-vv`` log at info / debug.
 """
 
 from __future__ import annotations
@@ -21,6 +25,25 @@ app = typer.Typer(
 )
 mlbench_app = typer.Typer(help="ML-Bench: retrieve, run, score.", no_args_is_help=True)
 app.add_typer(mlbench_app, name="mlbench")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from ragcode import __version__
+
+        typer.echo(f"ragcode {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit."),
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True,
+                                help="More log output, before the command: -v info, -vv debug."),
+) -> None:
+    """Retrieval-augmented code generation over real repositories."""
+    common.set_verbosity(verbose)
 
 
 def _register() -> None:
