@@ -63,13 +63,15 @@ def generate_command(
 
 
 def _print(candidates: list[Any]) -> None:
+    from rich.markup import escape
     from rich.panel import Panel
     from rich.syntax import Syntax
 
     console = common.console
     if candidates:
         meta = candidates[0].metadata
-        console.print(f"[bold]model[/] {meta.get('model')}  [bold]template[/] {meta.get('template')} "
+        console.print(f"[bold]model[/] {escape(str(meta.get('model')))}  "
+                      f"[bold]template[/] {escape(str(meta.get('template')))} "
                       f"({str(meta.get('template_sha256', ''))[:12]})  "
                       f"[bold]prompt tokens[/] {meta.get('prompt_tokens')}  "
                       f"[bold]seconds[/] {meta.get('seconds')}", highlight=False)
@@ -77,7 +79,7 @@ def _print(candidates: list[Any]) -> None:
         console.print(f"[bold]context[/] {len(ids)} chunk(s)" + (" (cut to budget)" if meta.get(
             "context_truncated") else ""), highlight=False)
         for cid in ids:
-            console.print(f"  {cid}", highlight=False)
+            common.print_plain(f"  {cid}")
     for c in candidates:
         lexer = "bash" if c.answer_type == "bash" else "python"
         check = c.metadata.get("check")
