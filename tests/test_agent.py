@@ -122,6 +122,9 @@ def test_paths_outside_the_repository_are_refused(gan, tmp_path):
     for s in steps[:7]:
         assert "refused" in s["error"] and "outside the repository" in s["error"], s
     assert "TOP-SECRET" not in json.dumps(steps)
+    listing = solve(INSTRUCTION, index=index, config=cfg,
+                    llm=StepScriptedLLM(answers=[call("ls"), call("submit", answer=EXPECTED)])).metadata["trajectory"]
+    assert "escape@  (link)" in listing[0]["observation"] and "leak.txt@  (link)" in listing[0]["observation"]
     assert steps[7]["observation"].startswith("README.md (lines 1-1 of")  # inside after all: shown
 
 

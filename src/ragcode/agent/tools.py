@@ -151,7 +151,9 @@ def ls_tool(env: AgentEnv, path: str) -> Observation:
     for child in sorted(full.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower())):
         if child.name in _SKIP:
             continue
-        if child.is_dir():
+        if child.is_symlink():  # not followed here: open and ls say whether it stays inside
+            entries.append(f"{child.name}@  (link)")
+        elif child.is_dir():
             entries.append(child.name + "/")
         else:
             try:
