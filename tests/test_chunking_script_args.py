@@ -4,7 +4,7 @@ case "$1" options, and shell scripts that call Python scripts linked like README
 from __future__ import annotations
 
 from ragcode.check.args import match_args
-from ragcode.chunking import chunk_file, extract_flags
+from ragcode.chunking import chunk_file, chunk_repo, extract_flags
 from ragcode.chunking.scripts.shell_args import extract_shell_flags
 from ragcode.config import ChunkingConfig
 from ragcode.types import SourceFile, sha256_text
@@ -67,6 +67,15 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 '''
+
+TRAIN_PY = '''\
+import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--lr", type=float, default=0.1)
+p.add_argument("--epochs", type=int, default=1)
+args = p.parse_args()
+'''
+
 
 def _file(path: str, text: str) -> SourceFile:
     return SourceFile(path=path, text=text, sha256=sha256_text(text), size=len(text))
@@ -146,3 +155,23 @@ def test_getopts_and_case_options() -> None:
     assert [(f.name, f.aliases, f.type, f.dest) for f in long] == [
         ("--lr", ["-l"], "str", "LR"), ("--out", [], "str", "OUT"), ("--fp16", [], "bool", "FP16")]
     assert match_args(["--lr", "1", "--out=x", "--fp16"], long, "t.sh") == []
+
+
+def test_shell_script_gets_a_cli_table_and_links_to_the_python_script_it_runs(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "train.py").write_text(TRAIN_PY)
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "run.sh").write_text(SH_POSITIONAL)
+    repo = chunk_repo(tmp_path, ChunkingConfig())
+    by_kind = {(c.path, c.kind): c for c in repo.all_chunks()}
+    sh_cli = by_kind[("scripts/run.sh", "cli")]
+    assert sh_cli.language == "bash" and sh_cli.text.splitlines()[:2] == [
+        "Command-line arguments of scripts/run.sh (shell)",
+        "Run from the repository root: bash scripts/run.sh [arguments]"]
+    assert "  DATA, $1 (positional)  type: str  required  help: give the data folder" in sh_cli.text
+    py_cli = by_kind[("train.py", "cli")]
+    shell = by_kind[("scripts/run.sh", "shell")]
+    (cmd,) = shell.metadata["commands"]
+    assert (cmd["script"], cmd["flags"], cmd["flags_from"]) == (
+        "train.py", ["--data", "--epochs"], ["train.py"])
+    assert shell.metadata["cli_links"] == [py_cli.id]
+    assert py_cli.metadata["cli_links"] == [shell.id]

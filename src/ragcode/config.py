@@ -84,8 +84,8 @@ class ChunkingConfig(_Section):
     text: TextChunkConfig = Field(default_factory=TextChunkConfig)
     # file kind -> chunker name in ragcode.chunking.registry (e.g. markdown: llamaindex-markdown)
     chunkers: dict[str, str] = Field(default_factory=lambda: {
-        "markdown": "markdown", "rst": "markdown", "python": "python", "notebook": "notebook",
-        "shell": "lines", "config": "lines", "text": "lines",
+        "markdown": "markdown", "rst": "markdown", "python": "python", "code": "code",
+        "notebook": "notebook", "shell": "shell", "config": "lines", "text": "lines",
     })
 
 

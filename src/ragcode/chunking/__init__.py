@@ -20,7 +20,10 @@ See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 # older version are then re-chunked on the next `ragcode index` (vectors still come from the cache).
 # 2: README commands read with ragcode.shell (redirections dropped, <placeholders> kept,
 #    `. x.sh`, `/bin/bash x.sh`, `%run` found); cli flag metadata gains `dest`.
-CHUNKING_VERSION = 2
+# 3: tree-sitter units for C/C++/CUDA/JS/TS (kind `code`, were line windows of kind `text`)
+#    and shell (kind `shell`); cli chunks for shell scripts and HfArgumentParser dataclasses;
+#    Markdown fences found by markdown-it (inside list items and block quotes too).
+CHUNKING_VERSION = 3
 
 from ragcode.chunking.scripts import extract_flags, link_cli  # noqa: E402
 from ragcode.chunking.pipeline import (  # noqa: E402

@@ -1,46 +1,50 @@
-"""Python source via tree-sitter: functions, classes, methods and module-level blocks.
+"""Source code via tree-sitter: functions, classes, methods and module-level blocks.
 
-Split then merge (the cAST idea): every top-level definition (with its decorators and the
-comment lines directly above it) is a unit, and consecutive other statements (imports,
-constants, ``if __name__ == "__main__":``) form one unit per contiguous run. Sizes count
-non-whitespace characters. A unit over ``code.max_chars`` is split at its children: a class or
-function into its header (signature + docstring) and its body statements, recursively; a run of
-statements into packs under the limit; a single oversized statement at the lines where its inner
-statements start. Then siblings under ``code.min_chars`` are merged into a neighbour while the
-result stays under ``max_chars`` (a header goes with what follows it).
+One splitter for every language in ``ragcode.chunking.languages`` (Python, C, C++, CUDA,
+JavaScript, TypeScript, shell), driven by that module's per-language node-type table.
 
-Each chunk: ``symbol`` is the ancestor path (``Trainer.fit``; empty for module-level code),
-``header`` (when ``code.header``) is ``# {path} :: {enclosing signature}`` (``# {path}`` at
-module level), ``metadata["unit"]`` is ``function``/``class``/``method``/``module``/``mixed``.
-Files that do not parse (error nodes over half the lines) become line windows with
-``metadata["fallback"] = "syntax_error"``.
+Split then merge (the cAST idea): every top-level definition (with its decorators, ``export``
+or ``template`` line, and the comment lines directly above it) is a unit, and consecutive other
+statements (imports, constants, ``if __name__ == "__main__":``) form one unit per contiguous
+run. Sizes count non-whitespace characters. A unit over ``code.max_chars`` is split at its
+children: a class, function or namespace into its header (signature, plus the docstring in
+Python) and its body statements, recursively; a run of statements into packs under the limit; a
+single oversized statement at the lines where its inner statements start. Then siblings under
+``code.min_chars`` are merged into a neighbour while the result stays under ``max_chars`` (a
+header goes with what follows it). Transparent blocks (``#ifdef`` ... ``#endif``,
+``extern "C" {}``) are split like definitions but add nothing to the symbol path.
+
+Each chunk: ``symbol`` is the ancestor path (``Trainer.fit``, ``nn::Net::forward``; empty for
+module-level code), ``header`` (when ``code.header``) is ``# {path} :: {enclosing signature}``
+(``# {path}`` at module level; ``//`` for C-like languages), ``metadata["unit"]`` is
+``function``/``class``/``method``/``namespace``/``module``/``body``/``mixed``. Files that do
+not parse (error nodes over half the lines) become line windows with
+``metadata["fallback"] = "syntax_error"``; so do files whose grammar package is missing
+(``"no_grammar"``, logged), files with no known language (``"unknown_language"``) and, except
+Python, files with a line over ``text.max_chars`` (``"long_lines"``: minified code).
 """
 
 from __future__ import annotations
 
-import functools
 import logging
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ragcode.chunking.languages import (
+    PYTHON, Definition, Language, definition, is_unit, language_for, parser_for)
 from ragcode.chunking.lines import chunk_lines
 from ragcode.config import ChunkingConfig
 from ragcode.types import Chunk, SourceFile
 
 log = logging.getLogger(__name__)
 
-_DEFS = ("function_definition", "class_definition", "decorated_definition")
-_WS = re.compile(r"\s+")
 
-
-@functools.lru_cache(maxsize=1)
 def python_parser() -> Any:
     """A tree-sitter parser for Python (grammar from the tree-sitter-python wheel)."""
-    import tree_sitter
-    import tree_sitter_python
-
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language()))
+    parser = parser_for(PYTHON)
+    if parser is None:
+        raise ImportError("tree-sitter-python is not installed")
+    return parser
 
 
 def parse_python(text: str) -> Any:
@@ -62,6 +66,12 @@ def error_line_share(root: Any, n_lines: int) -> float:
     return len(rows) / n_lines
 
 
+def _last_row(node: Any) -> int:
+    """The last row a node covers (``#include <x>\n`` ends at column 0 of the next row)."""
+    row, col = node.end_point
+    return row - 1 if col == 0 and row > node.start_point[0] else row
+
+
 @dataclass
 class _Piece:
     start: int  # 0-based row, inclusive
@@ -70,31 +80,17 @@ class _Piece:
     sig: str  # signature of the enclosing definition ("" at module level)
     unit: str
     header: bool = False
-    names: tuple[str, ...] = ()  # dotted paths of the definitions inside (for merged pieces)
+    names: tuple[tuple[str, ...], ...] = ()  # paths of the definitions inside (merged pieces)
 
     def __post_init__(self) -> None:
         if not self.names and self.path:
-            self.names = (".".join(self.path),)
-
-
-def _definition(node: Any) -> Any:
-    if node.type == "decorated_definition":
-        inner = node.child_by_field_name("definition")
-        return inner if inner is not None else node.named_children[-1]
-    return node
-
-
-def signature(defn: Any, src: bytes) -> str:
-    """``def f(a, b=1) -> int:`` / ``class A(B):`` on one line, whitespace collapsed."""
-    body = defn.child_by_field_name("body")
-    end = body.start_byte if body is not None else defn.end_byte
-    text = src[defn.start_byte:end].decode("utf-8", "replace").strip()
-    return _WS.sub(" ", text)
+            self.names = (self.path,)
 
 
 class _CodeSplitter:
-    def __init__(self, src: bytes, lines: list[str], cfg: ChunkingConfig):
+    def __init__(self, src: bytes, lines: list[str], cfg: ChunkingConfig, lang: Language):
         self.src = src
+        self.lang = lang
         self.max = cfg.code.max_chars
         self.min = cfg.code.min_chars
         self.cum = [0]
@@ -102,88 +98,97 @@ class _CodeSplitter:
             self.cum.append(self.cum[-1] + len(line) - sum(ch.isspace() for ch in line))
 
     def size(self, start: int, end: int) -> int:
-        return self.cum[end + 1] - self.cum[start]
+        return self.cum[min(end + 1, len(self.cum) - 1)] - self.cum[start]
 
     # -- grouping ------------------------------------------------------------------------
-    def groups(self, nodes: list[Any]) -> list[tuple[str, list[Any]]]:
+    def groups(self, nodes: list[Any]) -> list[tuple[Definition | None, list[Any]]]:
         """Definitions alone (with comments right above them); other statements in runs."""
-        out: list[tuple[str, list[Any]]] = []
+        out: list[tuple[Definition | None, list[Any]]] = []
         run: list[Any] = []
         for node in nodes:
-            if node.type in _DEFS:
+            found = definition(node, self.lang)
+            if found is not None:
                 lead: list[Any] = []
                 row = node.start_point[0]
-                while run and run[-1].type == "comment" and run[-1].end_point[0] == row - 1:
+                while run and run[-1].type == "comment" and _last_row(run[-1]) == row - 1:
                     lead.insert(0, run.pop())
                     row = lead[0].start_point[0]
                 if run:
-                    out.append(("run", run))
+                    out.append((None, run))
                     run = []
-                out.append(("def", lead + [node]))
-            elif run and node.start_point[0] == run[-1].end_point[0]:
+                out.append((found, lead + [node]))
+            elif run and node.start_point[0] == _last_row(run[-1]):
                 run.append(node)  # same line as the previous statement
-            elif out and out[-1][0] == "def" and node.start_point[0] == out[-1][1][-1].end_point[0]:
+            elif out and out[-1][0] is not None \
+                    and node.start_point[0] == _last_row(out[-1][1][-1]):
                 out[-1][1].append(node)
             else:
                 run.append(node)
         if run:
-            out.append(("run", run))
+            out.append((None, run))
         return out
 
     def units(self, nodes: list[Any], path: tuple[str, ...], sig: str, in_class: bool
               ) -> list[_Piece]:
         pieces: list[_Piece] = []
-        for what, group in self.groups(nodes):
-            start, end = group[0].start_point[0], group[-1].end_point[0]
-            if what == "def":
-                pieces.extend(self.split_def(group, path, sig, in_class))
+        for found, group in self.groups(nodes):
+            start, end = group[0].start_point[0], _last_row(group[-1])
+            if found is not None:
+                pieces.extend(self.split_def(found, group, path, sig, in_class))
             elif self.size(start, end) <= self.max:
                 pieces.append(_Piece(start, end, path, sig, "module" if not path else "body"))
             else:
                 pieces.extend(self.split_run(group, path, sig))
         return self.merge_small(pieces)
 
-    def split_def(self, group: list[Any], path: tuple[str, ...], sig: str, in_class: bool
-                  ) -> list[_Piece]:
-        node = group[-1]
-        defn = _definition(node)
-        name_node = defn.child_by_field_name("name")
-        name = name_node.text.decode("utf-8", "replace") if name_node is not None else "?"
-        if defn.type == "class_definition":
-            unit = "class"
-        else:
-            unit = "method" if in_class else "function"
-        new_path = path + (name,)
-        start, end = group[0].start_point[0], node.end_point[0]
+    def split_def(self, found: Definition, group: list[Any], path: tuple[str, ...], sig: str,
+                  in_class: bool) -> list[_Piece]:
+        """One unit, or (over ``max_chars``) its header then its body's units. A ``block``
+        (``#ifdef``, ``extern "C"``) adds nothing to the path and keeps the enclosing
+        signature; whatever closes the unit (``}``, ``#endif``) stays with its last piece."""
+        node, defn = group[-1], found.defn
+        unit = "method" if found.unit == "function" and in_class else found.unit
+        block = unit == "block"
+        new_path = path if block else path + (found.name or "?",)
+        start, end = group[0].start_point[0], _last_row(node)
+        stmts = found.body_nodes(self.lang)
         if self.size(start, end) <= self.max:
-            return [_Piece(start, end, new_path, sig, unit)]
-        body = defn.child_by_field_name("body")
-        stmts = [c for c in (body.named_children if body is not None else [])]
+            if not block:
+                return [_Piece(start, end, new_path, sig, unit)]
+            inner = [d.name for d in map(self._def, stmts) if d is not None and d.name]
+            return [_Piece(start, end, path, sig, "body" if path else "module",
+                          names=tuple(path + (n,) for n in inner) or (path,))]
         if not stmts or stmts[0].start_point[0] <= defn.start_point[0]:
-            return self.split_lines(start, end, new_path, sig, unit, [])
+            return self.split_lines(start, end, new_path, sig, "body" if block else unit, [])
         first = stmts[0]
-        if first.type == "expression_statement" and first.named_children \
-                and first.named_children[0].type == "string":
-            header_end = first.end_point[0]
+        if self.lang.docstrings and first.type == "expression_statement" \
+                and first.named_children and first.named_children[0].type == "string":
+            header_end = _last_row(first)
             stmts = stmts[1:]
         else:
             header_end = first.start_point[0] - 1
-        own_sig = signature(defn, self.src)
+        own_sig = sig if block else found.signature(self.src, self.lang)
+        head_unit = ("body" if path else "module") if block else unit
         if self.size(start, header_end) > self.max:  # an enormous docstring: cut by lines
-            pieces = self.split_lines(start, header_end, new_path, sig, unit, [])
+            pieces = self.split_lines(start, header_end, new_path, sig, head_unit, [])
         else:
-            pieces = [_Piece(start, header_end, new_path, sig, unit)]
+            pieces = [_Piece(start, header_end, new_path, sig, head_unit)]
         pieces[-1].header = True
         if stmts:
-            pieces.extend(self.units(stmts, new_path, own_sig, unit == "class"))
+            pieces.extend(self.units(stmts, new_path, own_sig,
+                                     in_class if block else unit == "class"))
+        pieces[-1].end = max(pieces[-1].end, end)
         return self.merge_small(pieces)
+
+    def _def(self, node: Any) -> Definition | None:
+        return definition(node, self.lang)
 
     def split_run(self, group: list[Any], path: tuple[str, ...], sig: str) -> list[_Piece]:
         unit = "module" if not path else "body"
         pieces: list[_Piece] = []
         cur: list[int] | None = None
         for node in group:
-            s, e = node.start_point[0], node.end_point[0]
+            s, e = node.start_point[0], _last_row(node)
             if cur is not None and s == cur[1]:
                 cur[1] = max(cur[1], e)
                 continue
@@ -209,11 +214,11 @@ class _CodeSplitter:
         stack = list(node.named_children)
         while stack:
             n = stack.pop()
-            if n.type == "block" or n.type.endswith("_clause"):
+            if n.type in self.lang.blocks or n.type.endswith("_clause"):
                 for c in n.named_children:
                     rows.add(c.start_point[0])
                     stack.append(c)
-            elif n.type.endswith("_statement") or n.type in _DEFS:
+            elif n.type.endswith("_statement") or is_unit(n, self.lang):
                 stack.extend(n.named_children)
         return sorted(rows)
 
@@ -280,33 +285,43 @@ class _CodeSplitter:
 def _merge(a: _Piece, b: _Piece, size_a: int, size_b: int) -> _Piece:
     """One piece covering ``a`` then ``b``. Same place: kept. Otherwise the symbol and the
     enclosing signature of the larger part win (a header gives way to its body)."""
-    names = tuple(dict.fromkeys(a.names + b.names))
+    names = tuple(dict.fromkeys(a.names + b.names)) or ((),)
     if a.path == b.path:
         unit = a.unit if a.unit == b.unit else "mixed"
-        return _Piece(a.start, max(a.end, b.end), a.path, a.sig, unit, names=names or ("",))
+        return _Piece(a.start, max(a.end, b.end), a.path, a.sig, unit, names=names)
     if a.header and b.path[:len(a.path)] == a.path:  # a definition's header + its first part
-        return _Piece(a.start, max(a.end, b.end), a.path, a.sig, a.unit, names=names or ("",))
+        return _Piece(a.start, max(a.end, b.end), a.path, a.sig, a.unit, names=names)
     main = a if size_a >= size_b else b
     return _Piece(a.start, max(a.end, b.end), main.path, main.sig, "mixed",
-                  names=names or ("",))
+                  names=names)
 
 
-def chunk_python(file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:
+def chunk_code(file: SourceFile, cfg: ChunkingConfig, lang: Language | None = None
+               ) -> list[Chunk]:
+    """Code units of ``file`` in ``lang`` (default: by its extension); see the module doc."""
+    lang = lang or language_for(file.path)
+    if lang is None:
+        return _fallback(file, cfg, "unknown_language", None)
     lines = file.text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     if not any(line.strip() for line in lines):
         return []
+    parser = parser_for(lang)
+    if parser is None:
+        return _fallback(file, cfg, "no_grammar", lang)
+    if lang is not PYTHON and max(map(len, lines)) > cfg.text.max_chars:
+        return _fallback(file, cfg, "long_lines", lang)
+    src = file.text.encode("utf-8", "surrogatepass")
     try:
-        tree = parse_python(file.text)
+        tree = parser.parse(src)
     except Exception as exc:  # noqa: BLE001 - a parser crash must not stop indexing
         log.warning("tree-sitter failed on %s (%s); using line windows", file.path, exc)
-        return _fallback(file, cfg, "parse_failure")
+        return _fallback(file, cfg, "parse_failure", lang)
     root = tree.root_node
     if error_line_share(root, len(lines)) > 0.5:
-        return _fallback(file, cfg, "syntax_error")
-    src = file.text.encode("utf-8", "surrogatepass")
-    splitter = _CodeSplitter(src, lines, cfg)
+        return _fallback(file, cfg, "syntax_error", lang)
+    splitter = _CodeSplitter(src, lines, cfg, lang)
     pieces = splitter.units(list(root.named_children), (), "", False)
     chunks = []
     for p in pieces:
@@ -320,23 +335,29 @@ def chunk_python(file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:
             continue
         header = ""
         if cfg.code.header:
-            header = f"# {file.path} :: {p.sig}" if p.sig else f"# {file.path}"
+            where = f"{lang.comment} {file.path}"
+            header = f"{where} :: {p.sig}" if p.sig else where
         chunks.append(Chunk(
-            path=file.path, kind="code", text=text, start_line=a + 1, end_line=b + 1,
-            symbol=".".join(p.path), header=header, language="python",
+            path=file.path, kind=lang.chunk_kind, text=text, start_line=a + 1,
+            end_line=b + 1, symbol=lang.sep.join(p.path), header=header, language=lang.name,
             metadata={"unit": "module" if p.unit == "body" and not p.path else p.unit,
-                      "symbols": [n for n in p.names if n]},
+                      "symbols": [lang.sep.join(n) for n in p.names if n]},
         ))
     return chunks
 
 
-def _fallback(file: SourceFile, cfg: ChunkingConfig, reason: str) -> list[Chunk]:
-    from dataclasses import replace
+def chunk_python(file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:
+    return chunk_code(file, cfg, PYTHON)
 
-    header = f"# {file.path}" if cfg.code.header else ""
+
+def _fallback(file: SourceFile, cfg: ChunkingConfig, reason: str, lang: Language | None
+              ) -> list[Chunk]:
+    comment = lang.comment if lang is not None else "#"
+    header = f"{comment} {file.path}" if cfg.code.header else ""
+    kind = lang.chunk_kind if lang is not None else "code"
     return [
         replace(c, header=header, metadata={"fallback": reason})
-        for c in chunk_lines(file, cfg, kind="code", language="python")
+        for c in chunk_lines(file, cfg, kind=kind, language=lang.name if lang else "")
     ]
 
 
@@ -345,3 +366,12 @@ class PythonChunker:
 
     def chunk(self, file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:
         return chunk_python(file, cfg)
+
+
+class CodeChunker:
+    """Any language of ``ragcode.chunking.languages``, chosen by the file's extension."""
+
+    name = "code"
+
+    def chunk(self, file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:
+        return chunk_code(file, cfg)

@@ -6,7 +6,7 @@ from ragcode.chunking.walk import file_kind
 from ragcode.config import ChunkingConfig
 from ragcode.types import Chunk, SourceFile
 
-_KIND_OF_FILE = {"shell": "shell", "config": "config", "python": "code"}
+_KIND_OF_FILE = {"shell": "shell", "config": "config", "python": "code", "code": "code"}
 
 
 def line_windows(n_lines: int, window: int, overlap: int) -> list[tuple[int, int]]:

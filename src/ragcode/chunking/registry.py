@@ -21,6 +21,8 @@ class Chunker(Protocol):
 CHUNKERS = Registry("chunker", {
     "markdown": "ragcode.chunking.markdown:MarkdownChunker",
     "python": "ragcode.chunking.code:PythonChunker",
+    "code": "ragcode.chunking.code:CodeChunker",  # C, C++, CUDA, JS, TS... by extension
+    "shell": "ragcode.chunking.shellfile:ShellChunker",  # code units + the cli chunk of $1..
     "notebook": "ragcode.chunking.notebook:NotebookChunker",
     "lines": "ragcode.chunking.lines:LinesChunker",
     "cli": "ragcode.chunking.scripts.table:CliChunker",

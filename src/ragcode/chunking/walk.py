@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 
 import pathspec
 
+from ragcode.chunking.languages import EXTENSIONS
 from ragcode.config import WalkConfig
 from ragcode.errors import RepoNotFoundError
 from ragcode.types import SourceFile
@@ -42,7 +43,7 @@ log = logging.getLogger(__name__)
 BINARY_SNIFF_BYTES = 8192
 
 FILE_KINDS: tuple[str, ...] = (
-    "markdown", "rst", "python", "notebook", "shell", "config", "text", "skip",
+    "markdown", "rst", "python", "code", "notebook", "shell", "config", "text", "skip",
 )
 
 _EXT_KIND: dict[str, str] = {
@@ -51,6 +52,8 @@ _EXT_KIND: dict[str, str] = {
     ".py": "python", ".pyi": "python",
     ".ipynb": "notebook",
     ".sh": "shell", ".bash": "shell", ".zsh": "shell",
+    # other languages with a tree-sitter grammar (ragcode.chunking.languages)
+    **{ext: "code" for ext, lang in EXTENSIONS.items() if lang not in ("python", "bash")},
     ".yaml": "config", ".yml": "config", ".json": "config", ".toml": "config",
     ".cfg": "config", ".ini": "config", ".jsonc": "config",
 }
