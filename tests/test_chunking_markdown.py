@@ -99,3 +99,47 @@ def test_registry_chunker_uses_rst_rules_for_rst_files() -> None:
 
     chunks = chunk_file(_file("docs/guide.rst", GUIDE_RST), SMALL)
     assert chunks[0].language == "rst" and chunks[0].symbol == "Guide"
+
+
+LISTED = """# Setup
+
+- Cityscapes
+  - Download the model by:
+    ```bash
+    python scripts/download_models.py
+    # Title-like comment
+
+    python scripts/check.py
+    ```
+  - Test it:
+    ```bash
+    python test.py --name label2city
+    ```
+
+> Note: run this first
+> ```sh
+> export CUDA_VISIBLE_DEVICES=0
+>
+> # Not a heading
+> ```
+
+1. ```bash
+   mkdir data
+   ```
+"""
+
+
+def test_fences_in_list_items_and_block_quotes_stay_whole() -> None:
+    from ragcode.chunking.markdown import fence_mask, fence_spans
+
+    lines = LISTED.split("\n")
+    assert fence_spans(lines) == [(4, 10), (11, 14), (16, 21), (22, 25)]
+    assert markdown_headings(lines) == [(0, 1, "Setup")]  # `# ...` inside fences is code
+    mask = fence_mask(lines)
+    assert mask[4] and mask[9] and not mask[10] and mask[20] and not mask[15]
+    tiny = ChunkingConfig.model_validate(
+        {"markdown": {"soft_chars": 60, "hard_chars": 90, "min_chars": 0}})
+    chunks = chunk_markdown_text("README.md", LISTED, tiny)
+    assert len(chunks) > 1
+    for a, b in fence_spans(lines):  # every fence lies inside one chunk
+        assert any(c.start_line <= a + 1 and b <= c.end_line for c in chunks), (a, b)

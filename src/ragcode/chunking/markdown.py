@@ -2,7 +2,8 @@
 
 The document is parsed into a tree of sections (ATX ``#`` headings and setext ``===``/``---``
 underlines for Markdown; underlined, optionally overlined titles for rst, levels in order of
-first appearance). Lines inside fenced code blocks are never headings. Then, top down:
+first appearance). Lines inside fenced code blocks (found by markdown-it, so in list items and
+block quotes too) are never headings. Then, top down:
 
 1. a section whose whole subtree fits in ``markdown.soft_chars`` is one chunk;
 2. otherwise its own text (heading + text before the first subsection) is split at paragraph
@@ -19,8 +20,10 @@ line ranges are exact, 1-based, inclusive, with surrounding blank lines trimmed.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ragcode.chunking.walk import file_kind
 from ragcode.config import ChunkingConfig
@@ -28,7 +31,6 @@ from ragcode.types import Chunk, SourceFile
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _NOT_SETEXT_TITLE = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+>|]|\d+[.)])(?:\s|$))")
 _RST_ADORN = re.compile(r"^([=\-~`:'\"^_*+#<>.!$%&,/;?@\\|])\1{2,}\s*$")
 
@@ -55,22 +57,22 @@ class _Piece:
 def fence_spans(lines: list[str]) -> list[tuple[int, int]]:
     """``(start, end)`` (0-based, end exclusive) of every fenced code block, fence lines included.
 
-    An unclosed fence runs to the end of the document, as in CommonMark.
+    Read by markdown-it (CommonMark), so fences inside list items and block quotes count (an
+    indented ```` ``` ```` under ``- step:`` or after ``> ``). An unclosed fence runs to the
+    end of its container (the document, at top level), as in CommonMark.
     """
-    spans: list[tuple[int, int]] = []
-    open_at, open_char, open_len = -1, "", 0
-    for i, line in enumerate(lines):
-        m = _FENCE.match(line)
-        if open_at >= 0:
-            if m and m.group(1)[0] == open_char and len(m.group(1)) >= open_len \
-                    and not line.strip().strip(open_char):
-                spans.append((open_at, i + 1))
-                open_at = -1
-        elif m and not (m.group(1)[0] == "`" and "`" in line.strip()[len(m.group(1)):]):
-            open_at, open_char, open_len = i, m.group(1)[0], len(m.group(1))
-    if open_at >= 0:
-        spans.append((open_at, len(lines)))
-    return spans
+    if not any("```" in line or "~~~" in line for line in lines):
+        return []
+    tokens = _md().parse("\n".join(lines))
+    return sorted((t.map[0], min(t.map[1], len(lines))) for t in tokens
+                  if t.type == "fence" and t.map)
+
+
+@functools.lru_cache(maxsize=1)
+def _md() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").disable("html_block")  # a fence inside <details> counts
 
 
 def rst_literal_spans(lines: list[str]) -> list[tuple[int, int]]:
