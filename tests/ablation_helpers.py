@@ -7,9 +7,10 @@ tested on its own; calls are counted and a failure can be injected after N calls
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Sequence
+
+from bench_helpers import write_jsonl
 
 from ragcode.ablation.stages import RetrievalBatch, TaskGeneration, TaskRetrieval
 from ragcode.bench.repos import MLBENCH_REPOS
@@ -89,9 +90,7 @@ def make_world(root: Path) -> tuple[Path, Path]:
          "type": "Bash Script", "id": 3, "prefix_code": "",
          "output": "python run_classifier.py --task_name=MRPC --do_train=true"},
     ]
-    tasks_file = root / "tasks.jsonl"
-    tasks_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
-    return repos, tasks_file
+    return repos, write_jsonl(root / "tasks.jsonl", tasks)
 
 
 class CountingRetrieval:
@@ -105,7 +104,7 @@ class CountingRetrieval:
         from ragcode.chunking.lines import chunk_lines
         from ragcode.retrieval.base import Filters
         from ragcode.retrieval.bm25 import BM25Retriever
-        from ragcode.retrieval.packing import pack
+        from ragcode.retrieval.packing import PackSettings, pack
 
         if self.fail_after is not None and len(self.calls) >= self.fail_after:
             raise KeyboardInterrupt("injected failure: the grid is killed here")
@@ -126,7 +125,7 @@ class CountingRetrieval:
             retriever = BM25Retriever(_Corpus(pools[task.github_id]), config,
                                       cache_dir=Path(config.index.root) / "bm25")
             hits = retriever.retrieve(task.instruction, config.retrieval.k, Filters())
-            ctx = pack(hits, budget=config.context.budget, unit=config.context.unit)
+            ctx = pack(hits, PackSettings(budget=config.context.budget, unit=config.context.unit))
             results.append(TaskRetrieval(task=task, context=ctx.text,
                                          ranked_ids=tuple(h.chunk.id for h in hits),
                                          context_ids=ctx.chunk_ids))

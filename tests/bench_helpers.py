@@ -1,4 +1,6 @@
-"""Helpers for the bench tests: fixture tasks and repositories, and a slow scripted model."""
+"""Helpers for the bench tests: ML-Bench task records and files, fixture tasks and repositories,
+and a slow scripted model. (``conftest.py`` wraps the builders as fixtures; they stay importable
+here for helpers and for tests that run the CLI in a subprocess.)"""
 
 from __future__ import annotations
 
@@ -6,10 +8,26 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from exec_helpers import make_repo
 
 from ragcode.generation.backends.scripted import ScriptedLLM
+
+TASK_DEFAULTS: dict[str, Any] = {"github": "", "repo_id": 1, "path": "./", "arguments": "{}", "oracle": "",
+                                 "type": "Bash Script", "output": "", "prefix_code": ""}
+
+
+def task_record(github_id: int, id: int | str, instruction: str, **fields: Any) -> dict[str, Any]:  # noqa: A002
+    """One ML-Bench-shaped task record (every field of the dataset; ``fields`` override defaults)."""
+    return {"github_id": github_id, "id": id, "instruction": instruction, **TASK_DEFAULTS, **fields}
+
+
+def write_jsonl(path: Path, records: list[Any]) -> Path:
+    """``records`` as a JSONL file (one JSON value a line); returns ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
 
 
 def make_bench(tmp_path: Path, n_tasks: int = 4) -> tuple[Path, Path]:
@@ -18,16 +36,12 @@ def make_bench(tmp_path: Path, n_tasks: int = 4) -> tuple[Path, Path]:
     repos = tmp_path / "repos"
     repos.mkdir()
     (repos / "dgl").symlink_to(repo, target_is_directory=True)
-    tasks = tmp_path / "tasks.jsonl"
-    rows = []
-    for i in range(n_tasks):
-        rows.append({"github_id": 1, "github": "https://github.com/dmlc/dgl", "repo_id": i, "id": 100 + i,
-                     "path": "./examples/gcn", "arguments": "{'dataset': 'citeseer'}",
-                     "instruction": f"Train a GCN on citeseer (variant {i}).",
-                     "oracle": "python train.py --dataset cora", "type": "Bash Script",
-                     "output": "python train.py --dataset citeseer", "prefix_code": ""})
-    tasks.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return tasks, repos
+    rows = [task_record(1, 100 + i, f"Train a GCN on citeseer (variant {i}).",
+                        github="https://github.com/dmlc/dgl", repo_id=i, path="./examples/gcn",
+                        arguments="{'dataset': 'citeseer'}", oracle="python train.py --dataset cora",
+                        output="python train.py --dataset citeseer")
+            for i in range(n_tasks)]
+    return write_jsonl(tmp_path / "tasks.jsonl", rows), repos
 
 
 class BlockingScriptedLLM(ScriptedLLM):

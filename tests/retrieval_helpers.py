@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from bench_helpers import write_jsonl
 
 README = """\
 # Tiny GAN zoo
@@ -97,8 +98,7 @@ def write_tasks(path: Path, github_id: int = 10) -> Path:
                    "python3 wgan.py --clip_value 0.01",
          "type": "Bash Script", "prefix_code": "", "output": "python3 wgan.py --clip_value 0.02"},
     ]
-    path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
-    return path
+    return write_jsonl(path, tasks)
 
 
 class ListCorpus:

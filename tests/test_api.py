@@ -67,16 +67,14 @@ def test_search_keywords_set_retrieval_fields_or_are_refused_by_name(setup):
         ragcode.search("gan", "x", config=cfg, modee="bm25")
 
 
-def test_evaluate_takes_a_task_file_and_the_policy_from_the_config(tmp_path):
-    from bench_helpers import make_bench
-
-    tasks, repos = make_bench(tmp_path, n_tasks=2)
+def test_evaluate_takes_a_task_file_and_the_policy_from_the_config(tmp_path, bench):
+    tasks, repos = bench
     outputs = tmp_path / "outputs.jsonl"
     outputs.write_text("".join(json.dumps({"id": 100 + i, "github_id": 1, "output": [
-        "python train.py --dataset citeseer "] * 5}) + "\n" for i in range(2)))
+        "python train.py --dataset citeseer "] * 5}) + "\n" for i in range(4)))
     report = ragcode.evaluate(outputs, tasks, repos, execute=False,
                               overrides={"bench.policy": "static", "index.cache_dir": str(tmp_path)})
-    assert report["policy"] == "static" and report["n"] == 2
+    assert report["policy"] == "static" and report["n"] == 4
 
 
 def test_the_public_functions_are_typed_without_any_where_a_type_exists():

@@ -8,7 +8,6 @@ import json
 from typer.testing import CliRunner
 
 from ablation_helpers import make_world
-from retrieval_helpers import make_gan_repo, write_tasks
 from ragcode.cli import app
 
 BM25_ONLY = ["--set", "embedder.enabled=false", "--set", "retrieval.mode=bm25"]
@@ -20,12 +19,9 @@ def invoke(*args: str):
     return res
 
 
-def test_retrieve_index_root_flag_and_set_index_root_build_in_the_same_place(tmp_path, monkeypatch):
+def test_retrieve_index_root_flag_and_set_index_root_build_in_the_same_place(tmp_path, monkeypatch, gan_bench):
     monkeypatch.chdir(tmp_path)  # the default index.root ("indexes") would land here
-    monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path / "cache"))
-    repos = tmp_path / "repos"
-    make_gan_repo(repos / "PyTorch-GAN")
-    tasks = write_tasks(tmp_path / "tasks.jsonl")
+    repos, tasks = gan_bench
     common = ["mlbench", "retrieve", "--tasks", str(tasks), "--repos", str(repos), "-q", *BM25_ONLY]
     invoke(*common, "--out", str(tmp_path / "a.jsonl"), "--index-root", str(tmp_path / "by-flag"))
     invoke(*common, "--out", str(tmp_path / "b.jsonl"), "--set", f"index.root={tmp_path / 'by-set'}")
@@ -37,12 +33,9 @@ def test_retrieve_index_root_flag_and_set_index_root_build_in_the_same_place(tmp
     assert a == b
 
 
-def test_a_config_file_index_root_reaches_retrieve_and_run_alike(tmp_path, monkeypatch):
+def test_a_config_file_index_root_reaches_retrieve_and_run_alike(tmp_path, monkeypatch, gan_bench):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path / "cache"))
-    repos = tmp_path / "repos"
-    make_gan_repo(repos / "PyTorch-GAN")
-    tasks = write_tasks(tmp_path / "tasks.jsonl")
+    repos, tasks = gan_bench
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"index:\n  root: {tmp_path / 'shared-idx'}\nembedder:\n  enabled: false\n"
                    "retrieval:\n  mode: bm25\n")

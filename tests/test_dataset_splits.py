@@ -49,9 +49,8 @@ def test_split_dev_selects_the_dev_tasks_of_a_local_full_split_in_dev_order(capl
     assert "83 of the 88 dev tasks are not in it" in caplog.text
 
 
-def test_a_local_file_without_dev_tasks_or_with_a_hub_split_is_refused(tmp_path):
-    other = tmp_path / "other.jsonl"
-    other.write_text(FULL.read_text().splitlines()[0] + "\n")  # 1:900, not a dev task
+def test_a_local_file_without_dev_tasks_or_with_a_hub_split_is_refused(write_tasks):
+    other = write_tasks([(1, 900, "not a dev task"), (10, 1, "nor this one")], "other.jsonl")
     with pytest.raises(TaskFormatError, match="none of the 88 dev tasks"):
         load_tasks(other, split="dev")
     with pytest.raises(TaskFormatError, match="names a hub split"):

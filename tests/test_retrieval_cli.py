@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from ragcode.cli import app
 from ragcode.config import load_config
-from retrieval_helpers import make_gan_repo, write_tasks
+from retrieval_helpers import make_gan_repo
 
 runner = CliRunner()
 BM25_ONLY = ["--set", "embedder.enabled=false", "--set", "retrieval.mode=bm25"]
@@ -52,12 +52,9 @@ def test_search_missing_index_is_a_clear_error(tmp_path):
     assert "nope" in res.output
 
 
-def test_mlbench_retrieve_lines_report_and_resume(tmp_path, monkeypatch):
-    repos = tmp_path / "repos"
-    make_gan_repo(repos / "PyTorch-GAN")  # github_id 10's ML-Bench folder name
-    tasks = write_tasks(tmp_path / "tasks.jsonl")
+def test_mlbench_retrieve_lines_report_and_resume(tmp_path, gan_bench):
+    repos, tasks = gan_bench
     out = tmp_path / "out" / "ctx.jsonl"
-    monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path / "cache"))
     args = ["mlbench", "retrieve", "--tasks", str(tasks), "--repos", str(repos), "--budget", "700",
             "--out", str(out), "--index-root", str(tmp_path / "idx"), *BM25_ONLY]
     res = runner.invoke(app, args)
@@ -100,7 +97,7 @@ def test_mlbench_retrieve_lines_report_and_resume(tmp_path, monkeypatch):
     assert json.loads((out.parent / "ctx.report.json").read_text())["budget"] == 600
 
 
-def test_only_the_instruction_reaches_retrieval(tmp_path, monkeypatch):
+def test_only_the_instruction_reaches_retrieval(tmp_path, monkeypatch, gan_bench):
     """The oracle, arguments, output and path of a task never reach a retriever."""
     import ragcode.retrieval.search as search_mod
     from ragcode.bench.retrieve import run_retrieve
@@ -113,10 +110,7 @@ def test_only_the_instruction_reaches_retrieval(tmp_path, monkeypatch):
         return real(index, instruction, config)
 
     monkeypatch.setattr(search_mod, "retrieve_context", spy)
-    monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path / "cache"))
-    repos = tmp_path / "repos"
-    make_gan_repo(repos / "PyTorch-GAN")
-    tasks = write_tasks(tmp_path / "tasks.jsonl")
+    repos, tasks = gan_bench
     cfg = load_config(None, ["embedder.enabled=false", "retrieval.mode=bm25", f"index.root={tmp_path / 'idx'}"])
     run_retrieve(tasks, repos, tmp_path / "o.jsonl", cfg)
     raw = [json.loads(x) for x in tasks.read_text().splitlines()]

@@ -1,25 +1,26 @@
-"""mlbench-legacy without execution reproduces the official text checks verdict for verdict."""
+"""mlbench-legacy without execution reproduces the official text checks verdict for verdict.
+
+Hermetic tests compare it with an independent transcription of the official rules on generated
+answers; the same comparison on the real dev data and ML-Agent's published answers runs when
+``RAGCODE_MLBENCH_DATA`` names a folder holding them (the ``mlbench_data`` fixture)."""
 
 from __future__ import annotations
 
 import ast
 import json
-from pathlib import Path
+import random
 
 import pytest
 
 from ragcode.bench import legacy
-from ragcode.bench.dataset import load_tasks
+from ragcode.bench.dataset import load_tasks, task_from_record
 from ragcode.bench.evaluate import load_outputs, score_outputs
 from ragcode.bench.passk import pass_at_k, pass_rates, passed_at
 from ragcode.config import load_config
 from ragcode.types import Task
 
-DATA = Path("/work/shared/data/mlbench")
-DEV = DATA / "dev.jsonl"
-REF5 = DATA / "reference_outputs" / "mlagent_agent_pass5_output.jsonl"
-REF_DGL = DATA / "reference_outputs" / "mlagent_agent_dgl_full.jsonl"
-needs_data = pytest.mark.skipif(not DEV.exists(), reason="ML-Bench dev data not on this machine")
+REF5 = "reference_outputs/mlagent_agent_pass5_output.jsonl"
+REF_DGL = "reference_outputs/mlagent_agent_dgl_full.jsonl"
 
 
 def official_text_verdict(output: str, arguments: str, out_type: str) -> bool:
@@ -47,8 +48,62 @@ def official_positions(verdicts: list[bool]) -> tuple[int, int, int]:
     return res[0], res[1], res[2]
 
 
-@needs_data
-def test_reference_outputs_of_every_dev_task_match_the_official_text_verdict():
+# answers shaped like the quirks: a trailing space or not after .py/.sh, list and bool values,
+# upper case, python code that shells out, values only in a comment
+ANSWER_POOL = [
+    "python train.py --dataset citeseer --lr 0.1", "python train.py --dataset citeseer",
+    "python train.py --dataset citeseer --lr 0.1\n", "python train.py", "python train.py\n",
+    "bash run.sh --ids [1, 2] --flag True", "bash run.sh 1 2", "import esm\nmodel = esm.load('ESM2')",
+    "import os\nos.system('python a.py --model esm2')", "# lr 0.1 citeseer\nprint('x')",
+    "python main.py --Name CORA --epochs 5 ", "cd examples && python main.py --model esm2 --ids [1, 2]",
+]
+TASK_POOL = [
+    ("{'dataset': 'citeseer', 'lr': 0.1}", "Bash Script"), ("{'ids': [1, 2], 'flag': True}", "Bash Script"),
+    ("{'model': 'esm2'}", "Python Code"), ("{}", "Bash Script"), ("{'Name': 'CORA'}", "Python Code"),
+    ("{'name': 'cora'}", "Bash Script"),
+]
+
+
+def generated(seed: int = 7, n_tasks: int = 40) -> tuple[list[dict], list[dict]]:
+    """(raw task records, 5-sample output records) drawn from the pools."""
+    rng = random.Random(seed)
+    raw, records = [], []
+    for i in range(n_tasks):
+        arguments, out_type = rng.choice(TASK_POOL)
+        raw.append({"github_id": 1 + i % 3, "id": i, "instruction": f"task {i}", "arguments": arguments,
+                    "type": out_type, "path": "./"})
+        records.append({"id": i, "github_id": 1 + i % 3, "output": [rng.choice(ANSWER_POOL) for _ in range(5)]})
+    return raw, records
+
+
+def test_generated_answers_get_the_official_text_verdict_and_positions():
+    raw, records = generated()
+    tasks = [task_from_record(r) for r in raw]
+    report = score_outputs(records, tasks, "/nonexistent", execute=False)
+    by_key = {t["key"]: t for t in report["tasks"]}
+    expect = [0, 0, 0]
+    for r, rec in zip(raw, records):
+        official = [official_text_verdict(o, r["arguments"], r["type"]) for o in rec["output"]]
+        assert by_key[f"{r['github_id']}:{r['id']}"]["passes"] == official, (r, rec)
+        expect = [a + b for a, b in zip(expect, official_positions(official))]
+    assert report["n"] == 40
+    assert [round(report[f"pass@{k}"] * 40) for k in (1, 2, 5)] == expect
+    assert 0 < expect[0] < expect[2] < 40  # the draw exercises passes, late passes and failures
+
+
+def test_records_without_five_samples_are_dropped_unless_told_otherwise():
+    raw, records = generated(n_tasks=6)
+    tasks = [task_from_record(r) for r in raw]
+    short = [dict(rec, output=rec["output"][:1]) for rec in records]
+    report = score_outputs(short, tasks, "/nonexistent", execute=False)
+    assert report["n"] == 0 and len(report["dropped"]) == 6 and "dropped" in report["note"]
+    kept = score_outputs(short, tasks, "/nonexistent", execute=False,
+                         config=load_config(overrides=["bench.legacy_require_n=0"]))
+    assert kept["n"] == 6 and kept["samples_per_task"] == 1
+
+
+def test_reference_outputs_of_every_dev_task_match_the_official_text_verdict(mlbench_data):
+    DEV = mlbench_data / "dev.jsonl"
     raw = [json.loads(line) for line in DEV.read_text().splitlines() if line.strip()]
     tasks = load_tasks(DEV).tasks
     assert len(tasks) == 88
@@ -66,10 +121,10 @@ def test_reference_outputs_of_every_dev_task_match_the_official_text_verdict():
     assert report["pass@1"] == pytest.approx(77 / 88)
 
 
-@needs_data
-def test_mlagent_published_outputs_score_like_the_official_scorer():
+def test_mlagent_published_outputs_score_like_the_official_scorer(mlbench_data):
+    DEV = mlbench_data / "dev.jsonl"
     tasks = load_tasks(DEV).tasks
-    records, _ = load_outputs(REF5)
+    records, _ = load_outputs(mlbench_data / REF5)
     report = score_outputs(records, tasks, "/nonexistent", execute=False)
     raw_tasks = {(json.loads(l)["id"], json.loads(l)["github_id"]): json.loads(l)
                  for l in DEV.read_text().splitlines() if l.strip()}
@@ -84,10 +139,9 @@ def test_mlagent_published_outputs_score_like_the_official_scorer():
     assert report["per_repo"]["dgl"]["n"] == 2
 
 
-@needs_data
-def test_records_without_five_samples_are_dropped_like_the_official_scorer():
-    tasks = load_tasks(DEV).tasks
-    records, _ = load_outputs(REF_DGL)
+def test_records_without_five_samples_are_dropped_like_the_official_scorer(mlbench_data):
+    tasks = load_tasks(mlbench_data / "dev.jsonl").tasks
+    records, _ = load_outputs(mlbench_data / REF_DGL)
     report = score_outputs(records, tasks, "/nonexistent", execute=False)
     assert report["n"] == 0 and len(report["dropped"]) == 7 and "dropped" in report["note"]
     kept = score_outputs(records, tasks, "/nonexistent", execute=False,
