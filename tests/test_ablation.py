@@ -257,3 +257,38 @@ def test_generation_run_of_a_cell_resumes_task_by_task(world):
     assert again == first
     with pytest.raises(ConfigError, match="scripted_answers"):
         bench_generation(retrievals[:2], repos, bare, "mlbench-legacy", run_dir, execute=False)
+
+
+def test_default_retrieval_stage_records_the_hits_and_context_of_one_ranking(tmp_path, monkeypatch):
+    """ranked_ids and context come from the same ranking, as ``ragcode search`` and
+    ``retrieve_context`` give them, and each query is ranked once (issue 16)."""
+    from retrieval_helpers import make_gan_repo, write_tasks
+
+    from ragcode.ablation.adapters import bench_retrieval, index_name
+    from ragcode.config import load_config
+    from ragcode.index.store import load_index
+    from ragcode.retrieval import ranking
+    from ragcode.retrieval.search import retrieve_context, search
+
+    repos = tmp_path / "repos"
+    make_gan_repo(repos / "PyTorch-GAN")  # github_id 10's folder
+    tasks = load_tasks(write_tasks(tmp_path / "tasks.jsonl")).tasks
+    cfg = load_config(None, {"embedder.enabled": False, "retrieval.mode": "bm25",
+                             "index.root": str(tmp_path / "idx"),
+                             "index.cache_dir": str(tmp_path / "cache")})
+    ranked: list[str] = []
+    real_rank = ranking.Ranker.rank
+
+    def counting_rank(self, query, k):  # noqa: ANN001, ANN202
+        ranked.append(query.text)
+        return real_rank(self, query, k)
+
+    monkeypatch.setattr(ranking.Ranker, "rank", counting_rank)
+    batch = bench_retrieval(tasks, repos, cfg)
+    monkeypatch.undo()
+    assert ranked == [t.instruction for t in tasks]
+    index = load_index(tmp_path / "idx" / index_name("PyTorch-GAN", cfg), cfg)
+    for r in batch.results:
+        assert r.ranked_ids == tuple(h.chunk.id for h in search(index, r.task.instruction,
+                                                                cfg.retrieval.k, cfg))
+        assert r.context == retrieve_context(index, r.task.instruction, cfg).text

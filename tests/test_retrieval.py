@@ -10,7 +10,7 @@ import pytest
 from ragcode.retrieval.base import Filters
 from ragcode.retrieval.bm25 import BM25Retriever
 from ragcode.retrieval.fusion import rrf, weighted
-from ragcode.retrieval.packing import count_tokens, pack
+from ragcode.retrieval.packing import PackSettings, count_tokens, pack
 from ragcode.retrieval.query import argument_phrases, build_query, named_phrases
 from ragcode.retrieval.tokenize import code_tokens
 from ragcode.types import Chunk, Hit
@@ -127,7 +127,7 @@ def test_pack_merges_adjacent_dedups_and_heads_pieces():
     b = _chunk("README.md", 4, 6)
     inner = _chunk("README.md", 2, 3)
     other = _chunk("src/x.py", 10, 11, kind="code")
-    ctx = pack(_hits([a, other, b, inner]), budget=10_000)
+    ctx = pack(_hits([a, other, b, inner]), PackSettings(budget=10_000))
     assert ctx.text.startswith("### README.md:1-6\n")
     assert "### src/x.py:10-11" in ctx.text
     assert ctx.text.count("line 2 of README.md") == 1
@@ -145,12 +145,12 @@ def test_pack_keeps_readme_command_with_cli_table():
         return [by_id[i] for i in ids if i in by_id]
 
     hits = _hits([cmd, *filler, table])  # the table itself ranks last
-    ctx = pack(hits, budget=600, lookup=lookup)
+    ctx = pack(hits, PackSettings(budget=600), lookup=lookup)
     assert cmd.id in ctx.chunk_ids and table.id in ctx.chunk_ids
     assert ctx.chunk_ids.index(table.id) == 1
     assert ctx.text.index("README.md") < ctx.text.index("--lr  float")
     assert ctx.size <= 600
-    without = pack(hits, budget=600, lookup=lookup, pair_cli_tables=False)
+    without = pack(hits, PackSettings(budget=600, pair_cli_tables=False), lookup=lookup)
     assert without.chunk_ids[1] != table.id  # unpaired, the table only comes by its own rank
 
 
@@ -174,10 +174,11 @@ def test_pack_never_exceeds_budget(seed):
             chunks.append(_chunk(path, start, end))
     unit = rng.choice(["chars", "tokens"])
     budget = rng.randint(50, 5000)
-    ctx = pack(_hits(chunks), budget=budget, unit=unit, merge_adjacent=rng.random() < 0.5,
-               order=rng.choice(["score", "path"]), strip=rng.random() < 0.5,
-               compact=rng.choice(["none", "whitespace", "words"]),
-               compact_code=rng.choice(["keep", "imports", "compact"]))
+    ctx = pack(_hits(chunks), PackSettings(
+        budget=budget, unit=unit, merge_adjacent=rng.random() < 0.5,
+        order=rng.choice(["score", "path"]), strip=rng.random() < 0.5,
+        compact=rng.choice(["none", "whitespace", "words"]),
+        compact_code=rng.choice(["keep", "imports", "compact"])))
     size = len(ctx.text) if unit == "chars" else count_tokens(ctx.text)
     assert size <= budget
     assert ctx.budget == budget and ctx.unit == unit
@@ -232,14 +233,14 @@ def test_pack_compacted_is_smaller_and_has_same_words():
 
     body = "\n".join(["import torch", "", "x  =  torch.zeros(3)", "import torch"] * 5)
     c = _chunk("README.md", 1, 20, body)
-    plain = pack(_hits([c]), budget=5000, compact="none")
-    small = pack(_hits([c]), budget=5000, compact="words")
+    plain = pack(_hits([c]), PackSettings(budget=5000, compact="none"))
+    small = pack(_hits([c]), PackSettings(budget=5000, compact="words"))
     assert small.size < plain.size
     assert tokens(small.text) == tokens(plain.text)
 
 
 def test_priors_reorder_by_kind_and_readme():
-    from ragcode.retrieval.search import apply_priors, path_weight
+    from ragcode.retrieval.ranking import apply_priors, path_weight
 
     code = _chunk("src/train.py", 1, 2, kind="code")
     doc = _chunk("examples/gcn/README.md", 1, 2)
@@ -293,10 +294,10 @@ def test_strip_markup_keeps_text_code_and_repo_links():
 def test_pack_strips_markup_of_documentation_only():
     doc = _chunk("README.md", 1, 3, "# Demo\n![x](https://a.b/c.png)\nRun [it](https://a.b/run).")
     code = _chunk("tool.py", 1, 1, 'HTML = "<p>[x](https://a.b)</p>"', kind="code")
-    ctx = pack(_hits([doc, code]), budget=5000, strip=True)
+    ctx = pack(_hits([doc, code]), PackSettings(budget=5000, strip=True))
     assert "https://a.b/c.png" not in ctx.text and "Run it." in ctx.text
     assert 'HTML = "<p>[x](https://a.b)</p>"' in ctx.text
-    plain = pack(_hits([doc, code]), budget=5000, strip=False)
+    plain = pack(_hits([doc, code]), PackSettings(budget=5000, strip=False))
     assert "https://a.b/run" in plain.text and plain.size > ctx.size
 
 
@@ -312,7 +313,7 @@ def test_identifiers_are_the_code_like_names():
 
 
 def test_identifier_boost_lifts_the_exact_name_and_ignores_common_ones():
-    from ragcode.retrieval.search import boost_identifiers
+    from ragcode.retrieval.ranking import boost_identifiers
 
     others = [_chunk(f"docs/{i}.md", 1, 2, f"train_gan.py step {i}") for i in range(8)]
     named = _chunk("meloform/README.md", 1, 2, "bash meloform_refine_melody.sh $data_dir")
@@ -331,12 +332,12 @@ def test_expand_offers_following_sections_of_top_hit(tmp_path, monkeypatch):
     secs = [_chunk("README.md", 1 + 10 * i, 10 + 10 * i, f"section {i} words{i}") for i in range(6)]
     s = _searcher(secs, **{"context.expand_top": 1, "context.expand_next": 2,
                            "context.expand_prev": 1, "context.expand_after": 0})
-    hits = s.expand(_hits([secs[3], secs[0]]))
+    hits = s.assembler.expand(_hits([secs[3], secs[0]]))
     assert [h.chunk.start_line for h in hits] == [31, 41, 51, 21, 1]
     assert hits[1].source == "neighbour"
     later = _searcher(secs, **{"context.expand_top": 1, "context.expand_next": 1,
                                "context.expand_prev": 0, "context.expand_after": 2})
-    assert [h.chunk.start_line for h in later.expand(_hits([secs[3], secs[0]]))] == [31, 1, 41]
+    assert [h.chunk.start_line for h in later.assembler.expand(_hits([secs[3], secs[0]]))] == [31, 1, 41]
 
 
 class _ReversingReranker:
@@ -362,7 +363,7 @@ def test_rerank_fusion_keeps_the_first_stage_as_a_vote(tmp_path, monkeypatch):
     ranked = {}
     for fusion, weight in (("replace", 1.0), ("rrf", 0.5), ("rrf", 2.0)):
         s = _searcher(docs, **common, **{"rerank.fusion": fusion, "rerank.weight": weight})
-        s.reranker = _ReversingReranker()
+        s.ranker.reranker = _ReversingReranker()
         ranked[(fusion, weight)] = [h.chunk.path for h in s.search_query(Query("alpha"), 5)]
     assert ranked[("replace", 1.0)] == first[::-1]
     assert ranked[("rrf", 0.5)] == first  # the first stage outvotes a half-weight rescoring

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragcode.config import load_config
-from ragcode.retrieval.search import (Searcher, apply_priors, demote_near_duplicates,
-                                     heading_weight)
+from ragcode.retrieval.ranking import apply_priors, demote_near_duplicates, heading_weight
+from ragcode.retrieval.search import Searcher
 from ragcode.types import Chunk, Hit
 
 from retrieval_helpers import ListCorpus
@@ -93,16 +93,16 @@ def test_top_hit_brings_its_whole_section_in_file_order():
         return Searcher(ListCorpus(chunks), cfg)
 
     s = searcher(section_top=1, section_depth=2, section_chars=5000)
-    assert [c.start_line for c in s.section_of(test, 2)] == [3, 5, 7]
-    assert [c.start_line for c in s.section_of(test, 3)] == [7]
-    assert [c.start_line for c in s.section_of(title, 2)] == [1, 3, 5, 7, 9]  # the title's section is the document
+    assert [c.start_line for c in s.assembler.section_of(test, 2)] == [3, 5, 7]
+    assert [c.start_line for c in s.assembler.section_of(test, 3)] == [7]
+    assert [c.start_line for c in s.assembler.section_of(title, 2)] == [1, 3, 5, 7, 9]  # the title's section is the document
     hits = _hits([test, cite], [1.0, 0.5])
-    out = s.whole_sections(hits)
+    out = s.assembler.whole_sections(hits)
     assert [h.chunk.start_line for h in out] == [7, 3, 5, 9]
     assert all(h.rank == 0 for h in out[:3])
     # too long, or off: unchanged
-    assert [h.chunk.start_line for h in searcher(section_top=1, section_chars=20).whole_sections(hits)] == [7, 9]
-    assert [h.chunk.start_line for h in searcher(section_top=0).whole_sections(hits)] == [7, 9]
+    assert [h.chunk.start_line for h in searcher(section_top=1, section_chars=20).assembler.whole_sections(hits)] == [7, 9]
+    assert [h.chunk.start_line for h in searcher(section_top=0).assembler.whole_sections(hits)] == [7, 9]
     ctx = s.context("python test.py ckpt")
     assert "python train.py" in ctx.text and "python test.py" in ctx.text
 
@@ -119,12 +119,12 @@ def test_strip_filler_removes_request_wording_only():
 
 
 def test_piece_header_shows_only_the_innermost_headings():
-    from ragcode.retrieval.packing import pack
+    from ragcode.retrieval.packing import PackSettings, pack
 
     c = _chunk("README.md", 1, "python demo.py", symbol="A Very Long Project Title > Usage > Demo")
-    full = pack(_hits([c], [1.0]), budget=500).text
-    short = pack(_hits([c], [1.0]), budget=500, heading_levels=1).text
-    two = pack(_hits([c], [1.0]), budget=500, heading_levels=2).text
+    full = pack(_hits([c], [1.0]), PackSettings(budget=500)).text
+    short = pack(_hits([c], [1.0]), PackSettings(budget=500, heading_levels=1)).text
+    two = pack(_hits([c], [1.0]), PackSettings(budget=500, heading_levels=2)).text
     assert full.splitlines()[0] == "### README.md:1-1 (A Very Long Project Title > Usage > Demo)"
     assert short.splitlines()[0] == "### README.md:1-1 (Demo)"
     assert two.splitlines()[0] == "### README.md:1-1 (Usage > Demo)"

@@ -66,8 +66,7 @@ def bench_retrieval(tasks: Sequence[Task], repos: Path, config: Config) -> Retri
         searcher = searcher_for(index, config)
         pools[github_id] = list(index.chunks().values())
         for task in repo_tasks:
-            hits = searcher.search(task.instruction, config.retrieval.k)
-            ctx = searcher.context(task.instruction)
+            hits, ctx = searcher.retrieve(task.instruction)  # one ranking for both
             score = score_context(task.oracle, ctx.text, attainable(folder, task.oracle))
             results.append(TaskRetrieval(
                 task=task, context=ctx.text, ranked_ids=tuple(h.chunk.id for h in hits),

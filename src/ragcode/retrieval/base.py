@@ -8,7 +8,7 @@ name from config through the registries below.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ragcode.registry import Registry
 from ragcode.types import Chunk, Hit
@@ -67,10 +67,38 @@ class Query:
         return (self.text, *self.sub_queries)
 
 
+@runtime_checkable
 class Retriever(Protocol):
+    """Ranked hits for a query over one corpus, built as ``cls(corpus, config)``.
+
+    ``retrieve_many`` has a default, one ``retrieve`` per query: a class that subclasses
+    ``Retriever`` inherits it and may override it to batch (dense: one embedding call). A class
+    that does neither still works: ``load_retriever`` gives it the default."""
+
     name: str
 
     def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]: ...
+
+    def retrieve_many(self, queries: Sequence[str], k: int,
+                      filters: Filters = Filters()) -> list[list[Hit]]:
+        return [self.retrieve(q, k, filters) for q in queries]
+
+
+class _OneByOne(Retriever):
+    """A retriever without ``retrieve_many``, given the default one."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+        self.name = getattr(inner, "name", type(inner).__name__)
+
+    def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
+        return self.inner.retrieve(query, k, filters)
+
+
+def load_retriever(name: str, corpus: Corpus, config: Any) -> Retriever:
+    """The retriever registered as ``name`` (or a ``module:Class`` path) over ``corpus``."""
+    retriever = RETRIEVERS.get(name)(corpus, config)
+    return retriever if isinstance(retriever, Retriever) else _OneByOne(retriever)
 
 
 class Reranker(Protocol):

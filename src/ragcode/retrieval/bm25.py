@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from ragcode.retrieval.base import Corpus, Filters, chunk_table
+from ragcode.retrieval.base import Corpus, Filters, Retriever, chunk_table
 from ragcode.retrieval.tokenize import code_tokens
 from ragcode.types import Chunk, Hit
 
@@ -46,7 +46,7 @@ def _cache_root(corpus: Any, config: Any) -> Path | None:
     return None
 
 
-class BM25Retriever:
+class BM25Retriever(Retriever):
     name = "bm25"
 
     def __init__(self, corpus: Corpus, config: Any = None, cache_dir: str | Path | None = None):

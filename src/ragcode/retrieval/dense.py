@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcode.retrieval.base import Corpus, Filters, chunk_table
+from ragcode.retrieval.base import Corpus, Filters, Retriever, chunk_table
 from ragcode.types import Hit
 
 
-class DenseRetriever:
+class DenseRetriever(Retriever):
     name = "dense"
 
     def __init__(self, corpus: Corpus, config: Any = None):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcode.retrieval.base import Corpus, Filters
+from ragcode.retrieval.base import Corpus, Filters, Retriever
 from ragcode.retrieval.fusion import rrf, weighted
 from ragcode.types import Hit
 
 
-class HybridRetriever:
+class HybridRetriever(Retriever):
     name = "hybrid"
 
     def __init__(self, corpus: Corpus, config: Any, bm25: Any = None, dense: Any = None):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from ragcode.chunking.markdown import fence_mask
+from ragcode.config import ContextConfig
 from ragcode.retrieval.markup import strip_markup
 from ragcode.textfit import fitting_line_count
 from ragcode.types import Chunk, Context, Hit
@@ -215,30 +216,52 @@ def _cut(chunk: Chunk, keep_units: int, count: Callable[[str], int]) -> Chunk | 
                  language=chunk.language, metadata=chunk.metadata)
 
 
+@dataclass(frozen=True)
+class PackSettings:
+    """What ``pack`` does: the budget (``unit``: chars or tokens), merging of adjacent chunks,
+    CLI-table pairing (for the top ``pair_top`` hits; a table over ``pair_chars`` cut to its first
+    flags, 0 = whole) and the ``Style`` fields. ``from_config`` reads them from ``context.*``."""
+
+    budget: int
+    unit: str = "chars"
+    merge_adjacent: bool = True
+    pair_cli_tables: bool = True
+    pair_top: int = 1_000_000
+    pair_chars: int = 0
+    order: str = "score"
+    compact: str = "none"
+    compact_code: str = "compact"
+    heading_levels: int = 0  # > 0: only that many innermost levels of a piece's heading path
+    strip: bool = False  # remove images, web-link addresses and HTML from documentation pieces
+
+    @classmethod
+    def from_config(cls, ccfg: ContextConfig) -> PackSettings:
+        return cls(budget=ccfg.budget, unit=ccfg.unit, merge_adjacent=ccfg.merge_adjacent,
+                   pair_cli_tables=ccfg.pair_cli_tables, pair_top=ccfg.pair_top,
+                   pair_chars=ccfg.pair_chars, order=ccfg.order, compact=ccfg.compact,
+                   compact_code=ccfg.compact_code, heading_levels=ccfg.heading_levels,
+                   strip=ccfg.strip_markup)
+
+    @property
+    def style(self) -> Style:
+        return Style(order=self.order, compact=self.compact, compact_code=self.compact_code,
+                     heading_levels=self.heading_levels, strip=self.strip)
+
+
 def pack(
     hits: Sequence[Hit],
-    budget: int,
-    unit: str = "chars",
-    merge_adjacent: bool = True,
-    pair_cli_tables: bool = True,
-    order: str = "score",
-    compact: str = "none",
-    pair_top: int = 1_000_000,
-    pair_chars: int = 0,
+    settings: PackSettings,
     lookup: Callable[[Iterable[str]], Sequence[Chunk]] | None = None,
     query: str = "",
-    heading_levels: int = 0,
-    strip: bool = False,
-    compact_code: str = "compact",
 ) -> Context:
-    """Pack ranked hits into at most ``budget`` units of text (``unit``: chars or tokens).
-    ``heading_levels`` > 0 shows only that many innermost levels of a piece's heading path;
-    ``strip`` removes images, web-link addresses and HTML from documentation pieces;
-    ``compact_code`` says how compaction treats code (``Compactor``)."""
+    """Pack ranked hits into at most ``settings.budget`` units of text. ``lookup`` finds the
+    chunks a hit's ``cli_links`` name (no pairing without it); ``query`` is recorded on the
+    ``Context``."""
+    budget, unit, merge_adjacent = settings.budget, settings.unit, settings.merge_adjacent
+    pair_top, pair_chars = settings.pair_top, settings.pair_chars
     count = COUNTERS[unit]
-    style = Style(order=order, compact=compact, compact_code=compact_code,
-                  heading_levels=heading_levels, strip=strip)
-    Compactor(compact, compact_code)  # validate the settings up front
+    style = settings.style
+    Compactor(style.compact, style.compact_code)  # validate the settings up front
     chosen: list[tuple[Chunk, int]] = []
     seen: set[str] = set()
     used: list[str] = []  # ids of the original chunks in the context (also when cut)
@@ -283,7 +306,8 @@ def pack(
         if count(text) >= budget - MIN_PARTIAL // 4:
             break
         try_add(hit.chunk, rank)
-        links = hit.chunk.metadata.get("cli_links") if pair_cli_tables and rank < pair_top else None
+        links = hit.chunk.metadata.get("cli_links") \
+            if settings.pair_cli_tables and rank < pair_top else None
         if links and lookup is not None:
             for linked in lookup([l for l in links if l not in seen]):
                 if pair_chars and len(linked.text) > pair_chars:  # the first flags only
