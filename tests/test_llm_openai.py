@@ -24,6 +24,8 @@ class FakeServer:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.times: list[float] = []
+        self.active = self.max_active = 0
+        self.lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,9 +40,19 @@ class FakeServer:
                 step = server.steps.pop(0) if len(server.steps) > 1 else server.steps[0]
                 kind = step[0]
                 if kind == "sleep":
+                    with server.lock:
+                        server.active += 1
+                        server.max_active = max(server.max_active, server.active)
                     time.sleep(step[1])
+                    with server.lock:
+                        server.active -= 1
                     step = ("ok",)
                     kind = "ok"
+                if kind == "needs":  # ("needs", field): a model that takes only that length field
+                    wrong = [f for f in ("max_tokens", "max_completion_tokens") if f in body and f != step[1]]
+                    step = ("status", 400, {}, f"Unsupported parameter: '{wrong[0]}' is not supported with "
+                                               f"this model. Use '{step[1]}' instead.") if wrong else ("ok",)
+                    kind = step[0]
                 if kind == "ok":
                     n = step[1] if len(step) > 1 else body.get("n", 1)
                     payload = {"choices": [
@@ -50,7 +62,8 @@ class FakeServer:
                     data = json.dumps(payload).encode()
                     self.send_response(200)
                 else:  # ("status", code, headers)
-                    data = json.dumps({"error": {"message": f"status {step[1]}"}}).encode()
+                    message = step[3] if len(step) > 3 else f"status {step[1]}"
+                    data = json.dumps({"error": {"message": message}}).encode()
                     self.send_response(step[1])
                     for k, v in (step[2] if len(step) > 2 else {}).items():
                         self.send_header(k, v)
@@ -167,3 +180,52 @@ def test_retry_after_parses_seconds_and_http_dates():
     assert _retry_after("2") == 2.0
     assert _retry_after(None) is None and _retry_after("soon") is None
     assert _retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past: no wait
+
+
+def test_extra_body_fields_reach_the_server_and_cannot_replace_model_or_messages():
+    with FakeServer([("ok",)]) as srv:
+        _llm(srv.url, extra_body={"top_k": 20, "repetition_penalty": 1.1}).generate(MESSAGES, 1, Sampling())
+    body = srv.requests[0]["body"]
+    assert body["top_k"] == 20 and body["repetition_penalty"] == 1.1 and body["model"] == "test-model"
+    from ragcode.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="extra_body may not set messages, model"):
+        _llm("http://127.0.0.1:9/v1", extra_body={"model": "x", "messages": []})
+
+
+def test_a_model_that_refuses_max_tokens_gets_max_completion_tokens_once_and_from_then_on():
+    with FakeServer([("needs", "max_completion_tokens")]) as srv:
+        llm = _llm(srv.url)
+        out = llm.generate(MESSAGES, 2, Sampling(max_tokens=40))
+        assert len(out) == 2
+        first, retried = srv.requests[0]["body"], srv.requests[1]["body"]
+        assert first["max_tokens"] == 40 and "max_completion_tokens" not in first
+        assert retried["max_completion_tokens"] == 40 and "max_tokens" not in retried
+        _llm(srv.url).generate(MESSAGES, 1, Sampling(max_tokens=7))  # a new client: learnt already
+    assert len(srv.requests) == 3 and srv.requests[2]["body"]["max_completion_tokens"] == 7
+
+
+def test_a_400_about_something_else_is_not_retried_with_the_other_name():
+    with FakeServer([("status", 400, {}, "Invalid value for 'temperature': must be <= 2")]) as srv:
+        with pytest.raises(LLMError, match="refused the request .*temperature"):
+            _llm(srv.url).generate(MESSAGES, 1, Sampling())
+    assert len(srv.requests) == 1
+
+
+def test_a_server_that_refuses_both_names_fails_after_one_swap():
+    with FakeServer([("status", 400, {}, "Unsupported parameter: 'max_tokens'"),
+                     ("status", 400, {}, "Unsupported parameter: 'max_completion_tokens'")]) as srv:
+        with pytest.raises(LLMError, match="max_completion_tokens"):
+            _llm(srv.url).generate(MESSAGES, 1, Sampling())
+    assert len(srv.requests) == 2
+
+
+def test_concurrency_is_shared_by_every_thread_using_one_client():
+    from concurrent.futures import ThreadPoolExecutor
+
+    with FakeServer([("sleep", 0.3)]) as srv:
+        llm = _llm(srv.url, concurrency=2)
+        with ThreadPoolExecutor(max_workers=6) as pool:  # six workers of one run, one client
+            outs = list(pool.map(lambda i: llm.generate(MESSAGES, 1, Sampling(seed=i)), range(6)))
+    assert len(outs) == 6 and len(srv.requests) == 6
+    assert srv.max_active == 2  # never more in flight than generation.llm.concurrency

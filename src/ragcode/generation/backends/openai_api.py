@@ -9,6 +9,13 @@ Together, DeepSeek, ...) over plain HTTP with httpx.
 - Retries: 429, 5xx, connection errors and timeouts are retried up to ``retries`` times with
   exponential backoff and full jitter (base ``backoff_s``), honouring ``Retry-After``. Other 4xx
   fail at once with the server's message.
+- ``generation.llm.extra_body``: fields merged into every request as given (a server's own
+  sampling parameters: vLLM's ``top_k``, ``repetition_penalty``, ``guided_regex``...).
+- Answer length: sent as ``max_tokens``; a model that refuses it with a 400 naming
+  ``max_completion_tokens`` (OpenAI's reasoning models) gets the request once more with that
+  name, and so does every later request to that model from this process (and the reverse).
+- Concurrency: one instance is shared by every thread of a run (``--workers``), so
+  ``concurrency`` bounds the requests in flight across all of them.
 - Token counts are estimated (about 3.5 characters per token): no tokenizer is downloaded.
 - ``chat(messages, tools, sampling)``: one reply with native tool calls (the request's
   ``tools``, the reply's ``tool_calls``) and the server's ``usage`` token counts, for the agent.
@@ -34,6 +41,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+LENGTH_FIELDS = ("max_tokens", "max_completion_tokens")
+_LENGTH_FIELD: dict[tuple[str, str], str] = {}  # (base url, model) -> the name that server takes
+_REFUSAL_WORDS = ("unsupported", "not supported", "unrecognized", "unknown", "not allowed",
+                  "extra inputs", "not permitted")
 
 
 class OpenAIChatLLM:
@@ -51,6 +62,12 @@ class OpenAIChatLLM:
                                     timeout=httpx.Timeout(llm_config.timeout_s))
         self._slots = threading.BoundedSemaphore(max(1, llm_config.concurrency))
         self._rng = random.Random()
+        reserved = sorted({"model", "messages"} & set(llm_config.extra_body or {}))
+        if reserved:
+            from ragcode.errors import ConfigError
+
+            raise ConfigError(f"generation.llm.extra_body may not set {', '.join(reserved)} (use "
+                              "generation.llm.model; messages come from the prompt)")
 
     # --- LLM protocol -----------------------------------------------------------------------
     def generate(self, messages: list[Message], n: int, sampling: Sampling) -> list[str]:
@@ -99,12 +116,28 @@ class OpenAIChatLLM:
             "n": n,
             "temperature": sampling.temperature,
             "top_p": sampling.top_p,
-            "max_tokens": sampling.max_tokens,
+            _LENGTH_FIELD.get((self.base_url, self.model_id), "max_tokens"): sampling.max_tokens,
             "seed": seed,
         }
         if sampling.stop:
             body["stop"] = list(sampling.stop)
+        body.update(self.config.extra_body or {})
         return body
+
+    def _swap_length_field(self, body: dict[str, Any], text: str) -> bool:
+        """When a 400's ``text`` refuses the answer-length field, rename it in ``body`` (and for
+        this model from now on); whether it did."""
+        used = next((f for f in LENGTH_FIELDS if f in body), None)
+        if used is None or used in (self.config.extra_body or {}):
+            return False
+        other = LENGTH_FIELDS[1 - LENGTH_FIELDS.index(used)]
+        low = text.lower()
+        if other not in text and not (used in text and any(w in low for w in _REFUSAL_WORDS)):
+            return False
+        log.info("%s refused %r; sending %r instead", self.model_id, used, other)
+        body[other] = body.pop(used)
+        _LENGTH_FIELD[(self.base_url, self.model_id)] = other
+        return True
 
     def _request(self, messages: list[Message], n: int, sampling: Sampling, seed: int) -> list[str]:
         resp, url = self._post(self._body(messages, n, sampling, seed))
@@ -118,8 +151,9 @@ class OpenAIChatLLM:
             raise LLMError(f"{url} returned a reply that is not a chat completion "
                            f"({exc!r}): {resp.text[:200]!r}") from None
 
-    def _post(self, body: dict[str, Any]) -> tuple[Any, str]:
-        """The 200 response to ``body``, retried as configured; and the URL."""
+    def _post(self, body: dict[str, Any], swapped: bool = False) -> tuple[Any, str]:
+        """The 200 response to ``body``, retried as configured; and the URL. ``swapped``: the
+        answer-length field was renamed after a 400 already (it is renamed once)."""
         import httpx
 
         url = f"{self.base_url}/chat/completions"
@@ -137,6 +171,8 @@ class OpenAIChatLLM:
                     return resp, url
                 detail = resp.text[:300].strip()
                 last = f"HTTP {resp.status_code}: {detail}"
+                if resp.status_code == 400 and not swapped and self._swap_length_field(body, resp.text):
+                    return self._post(body, swapped=True)
                 if resp.status_code not in _RETRY_STATUS:
                     raise LLMError(f"{url} refused the request ({last}); check the model name "
                                    f"{self.model_id!r}, the key in ${self.config.api_key_env}, "
