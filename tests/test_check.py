@@ -140,3 +140,12 @@ def test_instruction_values_are_literal_and_code_like_only():
     vals = instruction_values("I would like to train the ViT-B-32 model on cifar10 with batch size 64 "
                               "and a 2D grid, saving to ./out/run1; use the UEA data, not the GPU.")
     assert vals == ["ViT-B-32", "cifar10", "64", "./out/run1", "UEA"]
+
+
+def test_shell_script_positionals_are_counted_unless_it_forwards_them(tmp_path):
+    own = make_check_repo(tmp_path)
+    (own / "two.sh").write_text('#!/bin/sh\npython train.py --data "$1" --lr "$2"\n')
+    (own / "fwd.sh").write_text('#!/bin/sh\npython train.py "$@"\n')
+    assert codes("bash two.sh cora 0.1", own) == []
+    assert codes("bash two.sh cora 0.1 extra more", own) == ["positional-count"]
+    assert codes("bash fwd.sh --data cora --anything 1", own) == []

@@ -151,6 +151,9 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
     seen: dict[int, str] = {}
     positionals: list[str] = []
     has_subcommands = any(f.subcommand for f in flags)
+    if not table:  # only positionals declared (a shell script's $1..$n): every word is one
+        positionals = [a for a in args if a != "--"]
+        args = []
     i = 0
     while i < len(args):
         word = args[i]

@@ -1,7 +1,8 @@
 """What the checks know about a repository, read from its files and cached.
 
 - ``script_flags(path)``: the ``Flag``s a script's parser declares (argparse, click, typer,
-  absl, through the chunking stage's extractor), or ``None`` when no parser can be read;
+  absl, ``HfArgumentParser``; a shell script's ``$1..$n`` / ``getopts``, through the chunking
+  stage's extractor), or ``None`` when none can be read or a shell script forwards ``"$@"``;
 - ``scripts_near(folder)``: runnable files (``.py``, ``.sh``) in and just below a folder, for
   naming the closest real script;
 - ``module_file(name, roots)``: the file a dotted module name resolves to inside the repository;
@@ -16,9 +17,11 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 from pathlib import Path
 
-from ragcode.chunking.scripts.flags import Flag, extract_flags
+from ragcode.chunking.scripts.flags import Flag
+from ragcode.chunking.scripts.table import declared_flags
 
 RUNNABLE = (".py", ".sh")
 _SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv"}
@@ -45,13 +48,15 @@ def script_flags(path: Path) -> list[Flag] | None:
 
 @functools.lru_cache(maxsize=1024)
 def _script_flags(path: Path, _mtime: float) -> list[Flag] | None:
-    if path.suffix != ".py":
+    if path.suffix not in (".py", ".sh", ".bash"):
         return None
     text = read_text(path)
     if text is None:
         return None
+    if path.suffix != ".py" and re.search(r'"?\$[@*]"?|\$\{[@*]', text):
+        return None  # a shell script that forwards its arguments: any command line may be right
     try:
-        flags = extract_flags(text)
+        flags = declared_flags(str(path), text)
     except Exception:  # noqa: BLE001 - a file the extractor cannot read is simply not judged
         return None
     return flags or None
