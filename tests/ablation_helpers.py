@@ -148,7 +148,7 @@ class CountingGeneration:
 
     def __call__(self, retrievals: Sequence[TaskRetrieval], repos: Path, config: Config,
                  policy: str, run_dir: Path, execute: bool = True) -> list[TaskGeneration]:
-        from ragcode.ablation.stages import default_generation_stage
+        from ragcode.ablation.adapters import default_generation_stage
 
         self.calls.append({"config": config.hash(), "policy": policy, "execute": execute})
         return default_generation_stage(retrievals, repos, config, policy, run_dir, execute=execute)

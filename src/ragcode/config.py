@@ -9,8 +9,6 @@ so caches are shared between configs that differ only downstream.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -21,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ragcode.config_parse import deep_merge as _deep_merge
 from ragcode.config_parse import parse_override, read_yaml_mapping, set_dotted, validation_message
 from ragcode.errors import ConfigError
+from ragcode.hashing import digest
 
 # value ranges; a value outside one is an error naming the dotted field and the range
 Positive = Annotated[int, Field(gt=0)]
@@ -327,12 +326,12 @@ class Config(_Section):
         data = {k: v for k, v in self.to_dict().items() if k not in exclude}
         if data.get("agent") == AgentConfig().model_dump(mode="json"):
             del data["agent"]
-        return _digest(data)
+        return digest(data)
 
     def section_hash(self, *sections: str) -> str:
         """Hash of the named sections only (e.g. ``"chunking"``), for stage caches."""
         data = self.to_dict()
-        return _digest({s: data[s] for s in sections})
+        return digest({s: data[s] for s in sections})
 
 
 def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("index", "scale")) -> list[str]:
@@ -346,10 +345,6 @@ def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("in
             out += diff_settings(a.get(k), b.get(k), f"{prefix}{k}.", skip)
         return out
     return [] if a == b else [f"{prefix.rstrip('.')}: {a!r} -> {b!r}"]
-
-
-def _digest(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def load_config(

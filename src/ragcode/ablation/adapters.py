@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from ragcode.ablation.stages import RetrievalBatch, TaskGeneration, TaskRetrieval
+from ragcode.ablation.stages import (GenerationStage, RetrievalBatch, RetrievalStage,
+                                     TaskGeneration, TaskRetrieval)
 from ragcode.config import Config
 from ragcode.types import Task
 
@@ -123,3 +124,8 @@ def bench_generation(
         out.append(TaskGeneration(task_key=rec["task_key"], passed=tuple(rec["passed"]),
                                   infra_errors=int(rec["infra_errors"])))
     return out
+
+
+# the stages a grid runs when given none (``run_grid``), typed as the seams they fill
+default_retrieval_stage: RetrievalStage = bench_retrieval
+default_generation_stage: GenerationStage = bench_generation

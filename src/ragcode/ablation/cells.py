@@ -18,9 +18,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ragcode.config import Config, _digest
+from ragcode.config import Config
 from ragcode.errors import RagcodeError
 from ragcode.fileio import write_atomic
+from ragcode.hashing import digest
 
 RETRIEVAL_SECTIONS = ("chunking", "embedder", "retrieval", "rerank", "context")
 
@@ -31,12 +32,12 @@ def cell_key(config: Config, measure: str, measure_key: str, tasks_key: str, rep
     the whole resolved config."""
     settings = (config.section_hash(*RETRIEVAL_SECTIONS) if measure == "retrieval"
                 else config.hash())
-    return _digest({"config": settings, "measure": measure_key, "tasks": tasks_key,
+    return digest({"config": settings, "measure": measure_key, "tasks": tasks_key,
                     "repos": str(repos)})
 
 
 def retrieval_key(config: Config, tasks_key: str, repos: Path) -> str:
-    return _digest({"sections": config.section_hash(*RETRIEVAL_SECTIONS), "tasks": tasks_key,
+    return digest({"sections": config.section_hash(*RETRIEVAL_SECTIONS), "tasks": tasks_key,
                     "repos": str(repos)})
 
 

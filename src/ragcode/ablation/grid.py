@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcode.config import Config, _digest, load_config, read_yaml_mapping, set_dotted, validate_config
+from ragcode.config import Config, load_config, read_yaml_mapping, set_dotted, validate_config
 from ragcode.errors import ConfigError
+from ragcode.hashing import digest
 
 MEASURES = ("retrieval", "generation")
 _SPEC_KEYS = {"name", "base", "set", "axes", "cells", "measure", "ks", "policy", "primary",
@@ -70,7 +71,7 @@ class GridSpec:
     def measure_key(self) -> str:
         """Hash of the measuring settings; part of every cell's cache key."""
         generation = self.measure == "generation"
-        return _digest({"measure": self.measure, "ks": list(self.ks),
+        return digest({"measure": self.measure, "ks": list(self.ks),
                         "policy": self.policy if generation else "",
                         "execute": self.execute if generation else None})
 

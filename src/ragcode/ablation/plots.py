@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ragcode.ablation.report import best_index  # noqa: E402
-
-if TYPE_CHECKING:
-    from ragcode.ablation.runner import GridResult
+from ragcode.ablation.result import GridResult, best_index  # noqa: E402
 
 AXIS_METRICS = ("found_rate", "mean_coverage", "mrr", "recall@10", "ndcg@10", "pass@1", "pass@5")
 

@@ -7,12 +7,11 @@ import io
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ragcode.ablation.result import GridResult, best_index
 from ragcode.fileio import write_atomic
-
-if TYPE_CHECKING:
-    from ragcode.ablation.runner import GridResult
+from ragcode.version import __version__
 
 log = logging.getLogger(__name__)
 
@@ -28,15 +27,6 @@ def columns(rows: list[dict[str, Any]]) -> list[str]:
     for row in rows:
         cols += [k for k in row if k not in cols]
     return cols
-
-
-def best_index(rows: list[dict[str, Any]], metric: str) -> int | None:
-    """Index of the row with the highest ``metric`` (first one on ties); None if absent."""
-    scored = [(row.get(metric), i) for i, row in enumerate(rows) if isinstance(row.get(metric), (int, float))]
-    if not scored:
-        return None
-    best = max(v for v, _ in scored)
-    return next(i for v, i in scored if v == best)
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
@@ -86,8 +76,6 @@ def write_reports(result: GridResult, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     files = {"csv": out / "results.csv", "json": out / "results.json", "markdown": out / "results.md"}
     write_atomic(files["csv"], to_csv(result.rows))
-    from ragcode import __version__
-
     payload = {"grid": result.spec.name, "ragcode_version": __version__,
                "spec": result.spec.source, "measure": result.spec.measure,
                "primary": result.spec.primary_metric, "varied": result.spec.varied_keys(),

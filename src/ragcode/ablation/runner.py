@@ -13,47 +13,36 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragcode.ablation.adapters import default_generation_stage, default_retrieval_stage
 from ragcode.ablation.cells import ResultStore, cell_key, retrieval_key
 from ragcode.ablation.grid import Cell, GridSpec
 from ragcode.ablation.measures import TaskRetrievalScore, score_task, summarize
+from ragcode.ablation.report import write_reports
+from ragcode.ablation.result import GridResult
 from ragcode.ablation.stages import (
     GenerationStage,
     RetrievalBatch,
     RetrievalStage,
     TaskGeneration,
     TaskRetrieval,
-    default_generation_stage,
-    default_retrieval_stage,
 )
 from ragcode.bench.oracle_measure import tokens
 from ragcode.bench.passk import KS as PASS_KS
 from ragcode.bench.passk import pass_rates
 from ragcode.bench.runfolder import hold_folder
-from ragcode.config import _digest
 from ragcode.errors import RagcodeError
+from ragcode.hashing import digest
 from ragcode.types import Task
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class GridResult:
-    spec: GridSpec
-    rows: list[dict[str, Any]]
-    computed: list[str] = field(default_factory=list)  # cell names run this time
-    cached: list[str] = field(default_factory=list)  # cell names read from a finished result
-    retrieval_runs: int = 0  # retrieval stage calls made this time
-    seconds: float = 0.0
-    files: dict[str, Path] = field(default_factory=dict)
-
-
 def tasks_key(tasks: Sequence[Task]) -> str:
     """Content hash of the task set (every field), so a changed task file never reuses results."""
-    return _digest([dataclasses.asdict(t) for t in tasks])
+    return digest([dataclasses.asdict(t) for t in tasks])
 
 
 def run_grid(
@@ -101,8 +90,6 @@ def run_grid(
             result.rows.append(row)
         result.seconds = time.perf_counter() - started
         if report:
-            from ragcode.ablation.report import write_reports
-
             result.files = write_reports(result, out)
         return result
 

@@ -1,8 +1,9 @@
 """The two seams an ablation grid calls: retrieve, and generate + score.
 
 Each is a plain callable (a ``typing.Protocol``), so a grid can run against the library's own
-stages (the defaults below, which delegate to ``ragcode.bench``) or against any stand-in (a
-counting wrapper in tests, a remote service). Both get a resolved ``Config`` and return plain data.
+stages (``ragcode.ablation.adapters.default_retrieval_stage`` / ``default_generation_stage``,
+built from ``ragcode.bench``) or against any stand-in (a counting wrapper in tests, a remote
+service). Both get a resolved ``Config`` and return plain data.
 """
 
 from __future__ import annotations
@@ -64,20 +65,3 @@ class GenerationStage(Protocol):
         run_dir: Path,
         execute: bool = True,
     ) -> list[TaskGeneration]: ...
-
-
-def default_retrieval_stage(tasks: Sequence[Task], repos: Path, config: Config) -> RetrievalBatch:
-    """ragcode's own retrieval over ML-Bench repositories (``ragcode.bench.retrieve``)."""
-    from ragcode.ablation import adapters
-
-    return adapters.bench_retrieval(tasks, repos, config)
-
-
-def default_generation_stage(
-    retrievals: Sequence[TaskRetrieval], repos: Path, config: Config, policy: str, run_dir: Path,
-    execute: bool = True,
-) -> list[TaskGeneration]:
-    """ragcode's own generation and scoring (``ragcode.generation`` + ``ragcode.bench.scoring``)."""
-    from ragcode.ablation import adapters
-
-    return adapters.bench_generation(retrievals, repos, config, policy, run_dir, execute=execute)
