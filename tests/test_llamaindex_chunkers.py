@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
-from ragcode.chunking.llamaindex_chunkers import (  # noqa: E402
+from ragcode.integrations.llamaindex.chunkers import (  # noqa: E402
     LlamaIndexCodeChunker,
     LlamaIndexMarkdownChunker,
 )
@@ -147,7 +147,7 @@ def test_missing_extra_names_the_pip_command():
         sys.modules["llama_index"] = None
         sys.modules["llama_index.core"] = None
         from ragcode.errors import RagcodeError
-        for mod in ("ragcode.integrations.llamaindex", "ragcode.chunking.llamaindex_chunkers"):
+        for mod in ("ragcode.integrations.llamaindex", "ragcode.integrations.llamaindex.chunkers"):
             try:
                 __import__(mod)
             except ImportError as exc:

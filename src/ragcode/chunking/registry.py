@@ -27,8 +27,8 @@ CHUNKERS = Registry("chunker", {
     "lines": "ragcode.chunking.lines:LinesChunker",
     "cli": "ragcode.chunking.scripts.table:CliChunker",
     # LlamaIndex's chunkers as baselines (issue 7); need the llamaindex extra, imported on use
-    "llamaindex-markdown": "ragcode.chunking.llamaindex_chunkers:LlamaIndexMarkdownChunker",
-    "llamaindex-code": "ragcode.chunking.llamaindex_chunkers:LlamaIndexCodeChunker",
+    "llamaindex-markdown": "ragcode.integrations.llamaindex.chunkers:LlamaIndexMarkdownChunker",
+    "llamaindex-code": "ragcode.integrations.llamaindex.chunkers:LlamaIndexCodeChunker",
 })
 
 

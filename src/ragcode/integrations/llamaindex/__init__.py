@@ -7,8 +7,8 @@ module raises ``MissingExtraError`` (an ``ImportError`` and a ``RagcodeError``) 
 - ``RagcodeRetriever``: a ragcode index as a LlamaIndex ``BaseRetriever`` (``RetrieverQueryEngine``).
 - ``RagcodeEmbedding`` / ``use_offline_settings``: offline ``Settings.embed_model`` and ``Settings.llm``.
 - ``chunk_to_node`` / ``node_to_chunk``: the conversion both directions use.
-- The chunker names ``llamaindex-markdown`` and ``llamaindex-code`` live in
-  ``ragcode.chunking.llamaindex_chunkers``.
+- The chunker names ``llamaindex-markdown`` and ``llamaindex-code`` (``ragcode.chunking``'s
+  registry names them by path) live in ``ragcode.integrations.llamaindex.chunkers``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ ranges are computed from the nodes' character offsets. Both chunkers keep LlamaI
 behaviour; the embedding ``header`` is what LlamaIndex itself embeds by default as node metadata
 (``file_path``, plus ``header_path`` for markdown), written in ragcode's header format
 (``path :: heading path``), so the comparison isolates where chunks are cut.
-This module imports llama_index; the registry imports it only when one of these names is used.
+This module imports llama_index; ``ragcode.chunking``'s registry names it by path and imports it
+only when one of these names is used (chunking itself never imports the integrations).
 """
 
 from __future__ import annotations
