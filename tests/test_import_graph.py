@@ -34,9 +34,6 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 MAX_LINES = 400
 
 ALLOWED: dict[tuple[str, str], str] = {
-    ("ragcode.bench.evaluate", "ragcode"): "__version__ from the facade (which lazily imports "
-                                           "ragcode.api -> bench.evaluate): use ragcode.version",
-    ("ragcode.bench.runner", "ragcode"): "__version__ from the facade: use ragcode.version",
     ("ragcode.check.facts_env", "ragcode.bench.static_checks"): "check is below bench "
                                                                 "(bench.runner runs the checks)",
     ("ragcode.agent.bench", "ragcode.bench.repos"): "agent is below bench (bench.runner runs "

@@ -239,7 +239,7 @@ def _score(source: Path, tasks: list[Task], repos_dir: str | Path, policy: str, 
     else:
         cache_path = Path(config.index.cache_dir) / "verdicts" / "verdicts.jsonl"
     report = score_outputs(records, tasks, repos_dir, policy, config, execute, cache_path, meta, progress)
-    from ragcode import __version__
+    from ragcode.version import __version__
 
     report["ragcode_version"] = __version__
     report["scoring_config_hash"] = config.section_hash("execution", "bench")

@@ -47,7 +47,7 @@ class RunSummary:
 
 
 def _run_identity(config: Config) -> dict[str, Any]:
-    from ragcode import __version__
+    from ragcode.version import __version__
 
     gen = config.generation
     return {"config_hash": config.hash(), "setting": config.bench.setting, "llm": gen.llm.backend,

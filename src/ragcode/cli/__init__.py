@@ -29,7 +29,7 @@ app.add_typer(mlbench_app, name="mlbench")
 
 def _print_version(value: bool) -> None:
     if value:
-        from ragcode import __version__
+        from ragcode.version import __version__
 
         typer.echo(f"ragcode {__version__}")
         raise typer.Exit()
