@@ -13,7 +13,8 @@ An answer inside bwrap sees a new root built from nothing, not the host's ``/`` 
 - ``/tmp``: a private tmpfs whose size is the scratch copy plus ``execution.disk_mb``; the
   start script copies the repository into ``/tmp/ragcode/repo`` and runs the answer there, so
   everything an answer can write (its copy, ``/tmp``, ``HOME``, ``TMPDIR``) shares one bound;
-- a minimal ``/dev`` and its own ``/proc`` (new pid namespace).
+- a minimal ``/dev`` and its own ``/proc`` (new pid namespace); with ``execution.gpus``, the
+  chosen GPUs' device nodes too (``ragcode.execution.gpus``).
 
 Nothing else of the host exists inside: not ``/home``, ``/root``, working trees, ``/var``,
 ``/run`` (so no host Unix socket can be reached by path), other runs' folders. The network
@@ -160,6 +161,7 @@ class View:
     switch_uid: bool = False
     repo_dir: Path | None = None
     stage_dir: Path | None = None
+    devices: list[str] = field(default_factory=list)  # host device nodes bound in (execution.gpus)
 
     def argv(self, inner: list[str], chdir: str = "/tmp") -> list[str]:
         args = ["bwrap", *(CAPS_SWITCH_UID if self.switch_uid else CAPS_NONE), *NAMESPACES]
@@ -172,6 +174,8 @@ class View:
             args += ["--ro-bind", p, p]
         args += ["--dev", "/dev", "--proc", "/proc",
                  "--perms", "1777", "--size", str(self.tmp_bytes), "--tmpfs", "/tmp"]
+        for node in self.devices:
+            args += ["--dev-bind", node, node]
         if self.stage_dir is not None:
             args += ["--ro-bind", str(self.stage_dir), STAGE]
             for name in ("passwd", "group"):

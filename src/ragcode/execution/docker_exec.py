@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
+from ragcode.execution.gpus import docker_requests
 
 if TYPE_CHECKING:
     from ragcode.config import ExecutionConfig
@@ -157,7 +158,8 @@ class DockerExecutor:
         net = "network-allowed" if c.network else "network-none"
         return (f"docker({net},fs-ro,no-caps,no-new-privs,non-root,mem={c.memory_mb}m,"
                 f"cpus={c.docker_cpus},pids={c.docker_pids})+tmpfs-copy(disk={c.disk_mb}m)"
-                "+host-timeout+env-scrubbed+container-removed")
+                "+host-timeout+env-scrubbed+container-removed"
+                + (f"+gpus({','.join(map(str, c.gpus))})" if c.gpus else ""))
 
     def image_for(self, repo_name: str) -> str:
         image = self.config.docker_images.get(repo_name) or self.config.docker_images.get("*")
@@ -228,7 +230,8 @@ class DockerExecutor:
             mem_limit=mem, memswap_limit=mem, nano_cpus=int(c.docker_cpus * 1e9),
             pids_limit=c.docker_pids, cap_drop=["ALL"], security_opt=["no-new-privileges"],
             ulimits=[docker.types.Ulimit(name="core", soft=0, hard=0)], auto_remove=True,
-            labels={LABEL: "1", f"{LABEL}.owner": f"{socket.gethostname()}:{os.getpid()}"})
+            labels={LABEL: "1", f"{LABEL}.owner": f"{socket.gethostname()}:{os.getpid()}"},
+            device_requests=docker_requests(c.gpus))  # execution.gpus: [] asks for none
 
     def _run(self, spec: ExecSpec, repo: Path, rel: str, image: str, iso: str) -> ExecResult:
         timeout = max(0.1, float(spec.timeout_s))

@@ -37,6 +37,7 @@ from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
 from ragcode.execution.bwrap import (START_SCRIPT, STAGE, WORK, View, bwrap_works, unshare_works,
                                      write_accounts)
+from ragcode.execution import gpus
 from ragcode.execution.cgroup import PidsCgroup
 from ragcode.execution.procs import find_survivors, kill_tree
 from ragcode.execution.scratch import marked_dir, scratch_copy, sweep_dead_owners, tmpfs_bytes, tree_bytes
@@ -130,6 +131,7 @@ class LocalExecutor:
         PidsCgroup.sweep_dead_owners()
         probe = PidsCgroup.create(self.config.max_procs)
         self.cgroups = probe is not None
+        self.gpu_nodes = gpus.device_nodes(self.config.gpus)  # execution.gpus; an error when absent
         if probe is not None:
             probe.remove()
 
@@ -161,6 +163,8 @@ class LocalExecutor:
             parts.append("network-open")
         if self.cgroups:
             parts.append("cgroup(pids)")
+        if self.config.gpus:
+            parts.append(f"gpus({','.join(map(str, self.config.gpus))})")
         if self.can_switch_uid and usable_by_other_uid(interp, self.config.sandbox_uid_base, self.mode == "bwrap"):
             parts.append("own-uid")
         elif self.run_as_root:
@@ -222,7 +226,7 @@ class LocalExecutor:
                     p.chmod(0o644)
             size = tmpfs_bytes(repo) + self.config.disk_mb * MB
             view = View(interp, list(self.config.ro_paths), size + size // 100 + MB, self.config.network,
-                        uid is not None, repo, stage)
+                        uid is not None, repo, stage, self.gpu_nodes)
             r, w = os.pipe()
             inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode,
                      spec.code if spec.mode == "bash" else "", str(w)]
@@ -268,6 +272,7 @@ class LocalExecutor:
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
             "MPLBACKEND": "Agg", "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES", ""),
         }
+        gpus.set_visible(env, self.config.gpus)
         env.update(self.config.env)
         return env
 
