@@ -12,7 +12,7 @@ from ragcode.generation.llm import LLM, LLMS, Sampling, choose_local_backend, lo
 
 
 def test_registered_backends():
-    assert LLMS.names() == ["llamacpp", "openai", "scripted", "transformers"]
+    assert LLMS.names() == ["llamacpp", "openai", "scripted", "transformers", "vllm"]
 
 
 @pytest.mark.parametrize("installed, expected", [(True, "llamacpp"), (False, "transformers")])

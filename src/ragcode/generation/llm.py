@@ -99,6 +99,7 @@ LLMS = Registry("llm backend", {
     "openai": "ragcode.generation.backends.openai_api:OpenAIChatLLM",
     "llamacpp": "ragcode.generation.backends.llamacpp:LlamaCppLLM",
     "transformers": "ragcode.generation.backends.transformers_hf:TransformersLLM",
+    "vllm": "ragcode.generation.backends.vllm_engine:VLLMLLM",
 })
 
 

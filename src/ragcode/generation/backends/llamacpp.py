@@ -5,6 +5,11 @@ format is forced). Samples are drawn one after another from one loaded model: ll
 keeps the KV cache of the previous call and re-uses its longest common token prefix, so the
 prompt is evaluated once and samples 2..n only decode their own tokens. Sample ``i`` uses seed
 ``sampling.seed + i``.
+
+GPU: ``generation.llm.n_gpu_layers`` layers are offloaded (-1, the default: all of them when this
+llama-cpp-python was built with GPU offload, none otherwise); ``device=cpu`` keeps every layer
+on the CPU, ``cuda:N`` puts them on GPU N. Asking for a GPU from a CPU-only build is a one-line
+error that says how to rebuild.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ class LlamaCppLLM:
         kwargs: dict[str, Any] = {"n_ctx": llm_config.n_ctx, "seed": llm_config.seed, "verbose": False}
         if llm_config.n_threads:
             kwargs["n_threads"] = llm_config.n_threads
+        kwargs.update(gpu_kwargs(llm_config))
         try:
             self.llama = Llama(model_path=path, **kwargs)
         except (ValueError, RuntimeError) as exc:
@@ -66,3 +72,28 @@ class LlamaCppLLM:
 
     def count_tokens(self, text: str) -> int:
         return len(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
+def gpu_kwargs(llm_config: Any, offload: bool | None = None) -> dict[str, Any]:
+    """``n_gpu_layers`` (and ``main_gpu``) for ``Llama(...)``; ``offload``: whether this build can
+    offload to a GPU (asked of llama_cpp when None)."""
+    device, layers = llm_config.device, llm_config.n_gpu_layers
+    if device == "cpu":
+        return {"n_gpu_layers": 0}
+    if offload is None:
+        import llama_cpp
+
+        offload = bool(llama_cpp.llama_supports_gpu_offload())
+    if not offload:
+        if device.startswith("cuda") or layers > 0:
+            asked = f"device={device!r}" if device.startswith("cuda") else f"n_gpu_layers={layers}"
+            raise ModelUnavailableError(
+                f"generation.llm.{asked} but this llama-cpp-python was built without GPU offload; "
+                "rebuild it with CMAKE_ARGS='-DGGML_CUDA=on' pip install --force-reinstall --no-cache-dir "
+                "llama-cpp-python, or set generation.llm.device=cpu")
+        return {"n_gpu_layers": 0}
+    out: dict[str, Any] = {"n_gpu_layers": layers}
+    if ":" in device:
+        out["main_gpu"] = int(device.split(":", 1)[1])
+    return out
+

@@ -5,19 +5,30 @@ and dequantisation, the slow part) is done once and kept as safetensors under
 ``<cache_dir>/models/transformers/``; later loads read that copy.
 
 The chat template comes from the tokenizer (for GGUF files: the template stored in the file).
-``n`` samples are drawn in one batched ``generate`` call (``num_return_sequences``): the prompt is
-run once per sample but in a single batch. The batch is seeded with ``sampling.seed``. With
-``temperature == 0`` one greedy answer is computed and repeated ``n`` times.
+The prompt is evaluated once: its KV cache is kept, and the next prompt evaluates only what
+follows the longest token prefix it shares with the last one (the template's system part, a
+repair round's conversation so far), as llama.cpp does. ``n`` samples are then decoded together
+in one batch from copies of that cache, seeded with ``sampling.seed``. With ``temperature == 0``
+one greedy answer is computed and repeated ``n`` times.
+
+``generation.llm.device`` / ``dtype`` (``ragcode.generation.backends.devices``): a GPU when there
+is one; bfloat16 where the chip computes in it, else float32; ``int8`` (CPU only) replaces the
+linear layers by int8 ones (per-channel weights, dynamic activations): about 4x faster decoding
+on a CPU, answers a little different from float32's. Figures: docs/scale.md.
 """
 
 from __future__ import annotations
 
+import copy
+import inspect
 import logging
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
 from ragcode.errors import ModelUnavailableError
+from ragcode.generation.backends.devices import pick_device, pick_dtype
 from ragcode.generation.llm import Message, Sampling
 from ragcode.generation.models import is_gguf, resolve_model
 
@@ -31,6 +42,9 @@ class TransformersLLM:
 
         if llm_config.n_threads:
             torch.set_num_threads(llm_config.n_threads)
+        self.device = pick_device(llm_config.device, "the transformers backend")
+        self.dtype = pick_dtype(llm_config.dtype, self.device)
+        load_dtype = torch.float32 if self.dtype == "int8" else getattr(torch, self.dtype)
         where = resolve_model(llm_config.model, cache_dir)
         kwargs: dict[str, Any] = {}
         source = where
@@ -41,9 +55,10 @@ class TransformersLLM:
                 source = str(converted)  # dequantised once before: plain safetensors, fast to load
             else:
                 source, kwargs["gguf_file"] = str(Path(where).parent), Path(where).name
+                load_dtype = torch.float32  # the kept copy is float32, whatever this run uses
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-            self.model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32, **kwargs)
+            self.model = AutoModelForCausalLM.from_pretrained(source, dtype=load_dtype, **kwargs)
         except (OSError, ValueError, ImportError) as exc:
             raise ModelUnavailableError(
                 f"transformers could not load {llm_config.model!r} (resolved to {where!r}): {exc}. "
@@ -53,28 +68,40 @@ class TransformersLLM:
         self.model.eval()
         if converted is not None and "gguf_file" in kwargs and cache_dir:
             _save_converted(self.model, self.tokenizer, converted)
+        self.model = _to_dtype(self.model, self.dtype).to(self.device)
         self.model_id = f"transformers:{Path(where).name if Path(where).exists() else where}"
+        params = inspect.signature(self.model.forward).parameters
+        self._cache_kw = "cache" if "cache" in params else "past_key_values"  # transformers 5 / 4
+        self._kv: tuple[Any, list[int]] | None = None  # the last prompt's cache and its tokens
+        log.info("transformers: %s on %s as %s", self.model_id, self.device, self.dtype)
 
     def generate(self, messages: list[Message], n: int, sampling: Sampling) -> list[str]:
         import torch
 
         prompt = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-        inputs = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
+        ids = self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
         greedy = sampling.temperature <= 0
+        rows = 1 if greedy else n
+        input_ids = torch.tensor([ids] * rows, device=self.device)
         gen_kwargs: dict[str, Any] = {
             "max_new_tokens": sampling.max_tokens,
             "do_sample": not greedy,
-            "num_return_sequences": 1 if greedy else n,
             "pad_token_id": self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
+            "attention_mask": torch.ones_like(input_ids),
         }
         if not greedy:
             gen_kwargs.update(temperature=sampling.temperature, top_p=sampling.top_p)
         if sampling.stop:
             gen_kwargs.update(stop_strings=list(sampling.stop), tokenizer=self.tokenizer)
-        torch.manual_seed(sampling.seed)
         with torch.inference_mode():
-            out = self.model.generate(**inputs, **gen_kwargs)
-        start = inputs["input_ids"].shape[1]
+            if len(ids) > 1:  # all but the last prompt token come from the kept cache
+                cache = copy.deepcopy(self._prefill(ids[:-1]))
+                if rows > 1:
+                    cache.batch_repeat_interleave(rows)
+                gen_kwargs[self._cache_kw] = cache
+            torch.manual_seed(sampling.seed)
+            out = self.model.generate(input_ids=input_ids, **gen_kwargs)
+        start = len(ids)
         texts = [self.tokenizer.decode(seq[start:], skip_special_tokens=True) for seq in out]
         if greedy:
             texts = texts * n
@@ -82,6 +109,28 @@ class TransformersLLM:
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _prefill(self, ids: list[int]) -> Any:
+        """The KV cache of ``ids`` (one row), evaluating only what follows the longest prefix
+        shared with the previous prompt; kept for the next call."""
+        import torch
+        from transformers import DynamicCache
+
+        cache, held = self._kv if self._kv is not None else (None, [])
+        same = 0
+        for a, b in zip(held, ids):
+            if a != b:
+                break
+            same += 1
+        if cache is None or same == 0:
+            cache, same = DynamicCache(), 0
+        elif same < len(held):
+            cache.crop(same)
+        if same < len(ids):
+            self.model(input_ids=torch.tensor([ids[same:]], device=self.device), use_cache=True,
+                       **{self._cache_kw: cache})
+        self._kv = (cache, list(ids))
+        return cache
 
 
 _DONE = "ragcode-converted.ok"
@@ -125,6 +174,23 @@ def _save_converted(model: Any, tokenizer: Any, target: Path) -> None:
         log.warning("could not keep the converted model in %s: %s", target, exc)
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _to_dtype(model: Any, dtype: str) -> Any:
+    import torch
+
+    if dtype != "int8":
+        return model.to(getattr(torch, dtype))
+    try:
+        from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+    except ImportError:
+        raise ModelUnavailableError(f"generation.llm.dtype=int8 needs torch.ao.quantization, which torch "
+                                    f"{torch.__version__} lacks; use dtype=bfloat16 or float32") from None
+    layers = {name: per_channel_dynamic_qconfig for name, mod in model.named_modules()
+              if isinstance(mod, torch.nn.Linear)}
+    with warnings.catch_warnings():  # deprecated in favour of torchao, still the built-in way
+        warnings.simplefilter("ignore")
+        return quantize_dynamic(model, layers, dtype=torch.qint8)
 
 
 def _cut_at_stop(text: str, stop: tuple[str, ...]) -> str:
