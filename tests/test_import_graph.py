@@ -34,15 +34,11 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 MAX_LINES = 400
 
 ALLOWED: dict[tuple[str, str], str] = {
-    ("ragcode.check.facts_env", "ragcode.bench.static_checks"): "check is below bench "
-                                                                "(bench.runner runs the checks)",
     ("ragcode.agent.bench", "ragcode.bench.repos"): "agent is below bench (bench.runner runs "
                                                     "agent episodes)",
     ("ragcode.agent.trajectory", "ragcode.bench.jsonl"): "agent is below bench",
     ("ragcode.agent.schema", "ragcode.agent.tools"): "TYPE_CHECKING import of AgentEnv back "
                                                      "into the module that imports schema",
-    ("ragcode.scale.pool", "ragcode.scale.ray_pool"): "lazy import of RayPool, which imports "
-                                                      "pool's Done and Factory",
 }
 
 

@@ -111,7 +111,7 @@ def test_failures_that_point_at_the_machine_are_infrastructure(tmp_path):
     assert environment_failure("ValueError: bad", repo) == ""
     (repo / "README.md").write_text("Install with `pip install my-attention-lib` first, or from source.\n")
     (repo / "requirements.txt").write_text("# deps\nnumpy>=1.0\nPyYAML==6.0\n")
-    from ragcode.bench.static_checks import repo_declared_packages
+    from ragcode.check.facts_env import repo_declared_packages
 
     repo_declared_packages.cache_clear()  # read once per repository per process
     assert "pip install" in environment_failure("ModuleNotFoundError: No module named 'my_attention_lib'", repo)

@@ -62,14 +62,14 @@ def environment_failure(stderr: str, repo_dir: Path | None = None) -> str:
         return f"needs a GPU / CUDA ({m.group(1)})"
     m = _MISSING_MODULE.search(stderr)
     if m and repo_dir is not None:
-        from ragcode.bench.static_checks import repo_declared_packages, repo_imports
+        from ragcode.check.facts_env import repo_declared_packages, repo_imports
 
         if m.group(1) in repo_imports(repo_dir):
             return f"environment lacks module {m.group(1)!r}, which the repository imports"
         if m.group(1).lower() in repo_declared_packages(repo_dir):
             return f"environment lacks module {m.group(1)!r}, which the repository says to pip install"
     if repo_dir is not None:
-        from ragcode.bench.static_checks import repo_declared_packages
+        from ragcode.check.facts_env import repo_declared_packages
 
         declared = repo_declared_packages(repo_dir)
         for cmd in _COMMAND_NOT_FOUND.findall(stderr):

@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragcode.check.facts_env import env_has_modules, in_repo
 from ragcode.shell import script_calls
 
 _SHORT_FLAG = re.compile(r"^-[A-Za-z]")
@@ -116,105 +117,6 @@ def _top_modules(tree: ast.AST) -> set[str]:
     return names
 
 
-@functools.lru_cache(maxsize=32)
-def repo_modules(repo_dir: Path, depth: int = 3) -> frozenset[str]:
-    """Importable names a repository provides: packages (a folder with ``__init__.py``) and
-    modules within ``depth`` levels (covers ``src/`` layouts and vendored sub-projects such as
-    ``GroundingDINO/groundingdino``), plus every top-level folder (namespace packages)."""
-    names: set[str] = set()
-    base_parts = len(repo_dir.parts)
-    for dirpath, dirnames, filenames in os.walk(repo_dir):
-        level = len(Path(dirpath).parts) - base_parts
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
-        if level >= depth:
-            dirnames[:] = []
-        if level == 0:
-            names.update(dirnames)
-        if "__init__.py" in filenames and level > 0:
-            names.add(Path(dirpath).name)
-        names.update(f[:-3] for f in filenames if f.endswith(".py"))
-    return frozenset(names)
-
-
-def _in_repo(name: str, roots: list[Path], repo_dir: Path) -> bool:
-    return (any((r / name).is_dir() or (r / f"{name}.py").is_file() for r in roots)
-            or name in repo_modules(repo_dir))
-
-
-_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
-
-
-@functools.lru_cache(maxsize=32)
-def repo_imports(repo_dir: Path) -> frozenset[str]:
-    """Top-level module names the repository's own Python files import (a cheap line scan)."""
-    names: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(repo_dir):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for f in filenames:
-            if f.endswith(".py"):
-                try:
-                    text = (Path(dirpath) / f).read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                names.update(_IMPORT_LINE.findall(text))
-    return frozenset(names)
-
-
-_PIP_INSTALL = re.compile(r"pip3?\s+install\s+([^\n`;&|]+)")
-_PACKAGE_WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-_DECLARING_FILES = ("requirements*.txt", "setup.py", "setup.cfg", "pyproject.toml",
-                    "environment*.yml", "environment*.yaml", "README*", "readme*")
-
-
-def _norm(name: str) -> str:
-    return name.strip().lower().replace("-", "_").replace(".", "_")
-
-
-@functools.lru_cache(maxsize=32)
-def repo_declared_packages(repo_dir: Path) -> frozenset[str]:
-    """Distribution names the repository asks users to install: requirement-file lines and the
-    words after ``pip install`` in its top-level docs and setup files (normalised to import
-    style: lower case, ``-`` -> ``_``)."""
-    names: set[str] = set()
-    for pattern in _DECLARING_FILES:
-        for path in repo_dir.glob(pattern):
-            if not path.is_file():
-                continue
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            if path.name.startswith("requirements"):
-                names.update(_norm(m.group(1)) for line in text.splitlines()
-                             if (m := _REQ_NAME.match(line)) and not line.lstrip().startswith(("#", "-")))
-            for m in _PIP_INSTALL.finditer(text):
-                for word in m.group(1).split():
-                    word = word.strip("'\"")
-                    if word.startswith(("-", ".", "/", "git+", "http")) or word.endswith((".txt", ".yml", ".yaml")):
-                        continue
-                    word = re.split(r"[\[<>=!~]", word, maxsplit=1)[0]
-                    if not _PACKAGE_WORD.match(word):
-                        break  # prose after the command
-                    names.add(_norm(word))
-    return frozenset(n for n in names if n)
-
-
-@functools.lru_cache(maxsize=64)
-def _env_modules(interpreter: str, names: tuple[str, ...]) -> dict[str, bool]:
-    if not names:
-        return {}
-    if interpreter in ("", sys.executable):
-        return {n: importlib.util.find_spec(n) is not None for n in names}
-    code = ("import importlib.util,json,sys;print(json.dumps({n: importlib.util.find_spec(n) is not None "
-            "for n in sys.argv[1:]}))")
-    try:
-        proc = subprocess.run([interpreter, "-c", code, *names], capture_output=True, text=True, timeout=60)
-        return json.loads(proc.stdout)
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
-        return {n: True for n in names}  # cannot tell: do not blame the answer
-
-
 def check_python(text: str, repo_dir: Path, task_dir: Path, interpreter: str = "") -> StaticResult:
     res = StaticResult()
     try:
@@ -224,8 +126,8 @@ def check_python(text: str, repo_dir: Path, task_dir: Path, interpreter: str = "
         res.notes.append(f"does not parse: line {exc.lineno}: {exc.msg}")
         return res
     res.checks["python_parses"] = True
-    names = sorted(n for n in _top_modules(tree) if not _in_repo(n, [task_dir, repo_dir], repo_dir))
-    found = _env_modules(interpreter, tuple(names))
+    names = sorted(n for n in _top_modules(tree) if not in_repo(n, [task_dir, repo_dir], repo_dir))
+    found = env_has_modules(interpreter, tuple(names))
     missing = [n for n in names if not found.get(n, False)]
     res.checks["imports_resolve"] = not missing
     if missing:

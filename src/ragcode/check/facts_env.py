@@ -1,23 +1,131 @@
 """Which modules a repository and an environment provide (for imports and ``python -m``).
 
-``env_has_modules(interpreter, names)`` asks the interpreter once per set of names;
-``in_repo(name, roots, repo_dir)`` tells whether a top-level module is the repository's own.
+- ``repo_modules(repo)`` / ``in_repo(name, roots, repo)``: the repository's own importable names;
+- ``repo_imports(repo)``: top-level modules its own code imports (a line scan);
+- ``repo_declared_packages(repo)``: what its requirement files and docs say to ``pip install``;
+- ``repo_needs(name, repo)``: a third-party package the repository depends on;
+- ``env_has_modules(interpreter, names)``: which names the interpreter can import (asked once).
+
+Used by the answer checks and by the ``static`` scoring policy and infrastructure-failure
+rules in ``ragcode.bench``.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import json
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
-from ragcode.bench.static_checks import _env_modules, _in_repo, repo_declared_packages, repo_imports
 
-
-def env_has_modules(interpreter: str, names: tuple[str, ...]) -> dict[str, bool]:
-    return _env_modules(interpreter, tuple(names))
+@functools.lru_cache(maxsize=32)
+def repo_modules(repo_dir: Path, depth: int = 3) -> frozenset[str]:
+    """Importable names a repository provides: packages (a folder with ``__init__.py``) and
+    modules within ``depth`` levels (covers ``src/`` layouts and vendored sub-projects such as
+    ``GroundingDINO/groundingdino``), plus every top-level folder (namespace packages)."""
+    names: set[str] = set()
+    base_parts = len(repo_dir.parts)
+    for dirpath, dirnames, filenames in os.walk(repo_dir):
+        level = len(Path(dirpath).parts) - base_parts
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
+        if level >= depth:
+            dirnames[:] = []
+        if level == 0:
+            names.update(dirnames)
+        if "__init__.py" in filenames and level > 0:
+            names.add(Path(dirpath).name)
+        names.update(f[:-3] for f in filenames if f.endswith(".py"))
+    return frozenset(names)
 
 
 def in_repo(name: str, roots: list[Path], repo_dir: Path) -> bool:
-    return _in_repo(name, roots, repo_dir)
+    return (any((r / name).is_dir() or (r / f"{name}.py").is_file() for r in roots)
+            or name in repo_modules(repo_dir))
+
+
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=32)
+def repo_imports(repo_dir: Path) -> frozenset[str]:
+    """Top-level module names the repository's own Python files import (a cheap line scan)."""
+    names: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(repo_dir):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for f in filenames:
+            if f.endswith(".py"):
+                try:
+                    text = (Path(dirpath) / f).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                names.update(_IMPORT_LINE.findall(text))
+    return frozenset(names)
+
+
+_PIP_INSTALL = re.compile(r"pip3?\s+install\s+([^\n`;&|]+)")
+_PACKAGE_WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_DECLARING_FILES = ("requirements*.txt", "setup.py", "setup.cfg", "pyproject.toml",
+                    "environment*.yml", "environment*.yaml", "README*", "readme*")
+
+
+def _norm(name: str) -> str:
+    return name.strip().lower().replace("-", "_").replace(".", "_")
+
+
+@functools.lru_cache(maxsize=32)
+def repo_declared_packages(repo_dir: Path) -> frozenset[str]:
+    """Distribution names the repository asks users to install: requirement-file lines and the
+    words after ``pip install`` in its top-level docs and setup files (normalised to import
+    style: lower case, ``-`` -> ``_``)."""
+    names: set[str] = set()
+    for pattern in _DECLARING_FILES:
+        for path in repo_dir.glob(pattern):
+            if not path.is_file():
+                continue
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if path.name.startswith("requirements"):
+                names.update(_norm(m.group(1)) for line in text.splitlines()
+                             if (m := _REQ_NAME.match(line)) and not line.lstrip().startswith(("#", "-")))
+            for m in _PIP_INSTALL.finditer(text):
+                for word in m.group(1).split():
+                    word = word.strip("'\"")
+                    if word.startswith(("-", ".", "/", "git+", "http")) or word.endswith((".txt", ".yml", ".yaml")):
+                        continue
+                    word = re.split(r"[\[<>=!~]", word, maxsplit=1)[0]
+                    if not _PACKAGE_WORD.match(word):
+                        break  # prose after the command
+                    names.add(_norm(word))
+    return frozenset(n for n in names if n)
+
+
+@functools.lru_cache(maxsize=64)
+def _env_modules_cached(interpreter: str, names: tuple[str, ...]) -> dict[str, bool]:
+    if not names:
+        return {}
+    if interpreter in ("", sys.executable):
+        return {n: importlib.util.find_spec(n) is not None for n in names}
+    code = ("import importlib.util,json,sys;print(json.dumps({n: importlib.util.find_spec(n) is not None "
+            "for n in sys.argv[1:]}))")
+    try:
+        proc = subprocess.run([interpreter, "-c", code, *names], capture_output=True, text=True, timeout=60)
+        return json.loads(proc.stdout)
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+        return {n: True for n in names}  # cannot tell: do not blame the answer
+
+
+
+
+def env_has_modules(interpreter: str, names: tuple[str, ...] | list[str]) -> dict[str, bool]:
+    """Which of ``names`` the interpreter (empty = this one) can import; asked once per set."""
+    return _env_modules_cached(interpreter, tuple(names))
 
 
 def repo_needs(top: str, repo_dir: Path) -> bool:
