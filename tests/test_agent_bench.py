@@ -101,3 +101,12 @@ def test_a_run_killed_mid_episode_resumes_without_repeating_a_step(tmp_path):
     assert kinds == [("episode", None), ("step", 1), ("step", 2), ("step", 3), ("final", None)]
     samples = _lines(out / "samples.jsonl")
     assert [s["key"] for s in samples] == ["1:100", "1:101"] and all(s["output"] == [ANSWER] for s in samples)
+
+
+def test_the_default_repository_locator_is_mlbench_folder_table():
+    """agent does not import bench (bench is above it); the ML-Bench folder table is reached by
+    name, so a rename of ``repo_dir_for`` fails here, not mid-run."""
+    from ragcode.agent.bench import LOCATORS
+    from ragcode.bench.repos import repo_dir_for
+
+    assert LOCATORS.get("mlbench") is repo_dir_for

@@ -11,10 +11,7 @@ model as the step's observation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
-
-if TYPE_CHECKING:
-    from ragcode.agent.tools import AgentEnv
+from typing import Any, Callable
 
 _REQUIRED = object()
 _TYPES = {"string": str, "integer": int}
@@ -97,7 +94,9 @@ class Tool:
             out[p.name] = value
         return out
 
-    def __call__(self, env: AgentEnv, arguments: Any) -> Observation:
+    def __call__(self, env: Any, arguments: Any) -> Observation:
+        """``fn(env, **arguments)``; ``env`` is whatever the tools take (the built-in tools: a
+        ``ragcode.agent.tools.AgentEnv``, not imported here: tools imports this module)."""
         return self.fn(env, **self.bind(arguments))
 
 

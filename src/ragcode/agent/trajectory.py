@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcode.bench.jsonl import append_line, read_lines, repair_tail
+from ragcode.fileio import append_line, read_lines, repair_tail
 from ragcode.errors import RagcodeError
 
 IDENTITY = ("instruction_sha256", "model", "protocol", "tools", "agent", "seed")
