@@ -149,6 +149,33 @@ def test_rerun_of_a_finished_grid_does_nothing(world):
     assert len(third.calls) == 4
 
 
+def test_the_specs_own_index_root_wins_over_the_default_one(world):
+    """From Python, without index_root: the spec's ``set: index.root`` is where indexes go (not
+    OUT/indexes); an explicit index_root, then an ``index.root`` override, win over the spec."""
+    repos, tasks, tmp = world
+    seen: list[str] = []
+    counting = CountingRetrieval()
+
+    def stage(tasks_, repos_, config):  # noqa: ANN001, ANN202
+        seen.append(config.index.root)
+        return counting(tasks_, repos_, config)
+
+    spec = grid_from_dict({**RETRIEVAL_GRID, "axes": {"context.budget": [120]},
+                           "set": {**RETRIEVAL_GRID["set"], "index.root": str(tmp / "spec-idx")}})
+    for out, kwargs, want in (
+            ("a", {}, tmp / "spec-idx"),
+            ("b", {"index_root": tmp / "arg-idx"}, tmp / "arg-idx"),
+            ("c", {"overrides": {"index.root": str(tmp / "set-idx")}}, tmp / "set-idx")):
+        seen.clear()
+        run_grid(spec, tasks, repos, tmp / out, retrieval_stage=stage, progress=False, report=False,
+                 **kwargs)
+        assert seen == [str(want.resolve())], out
+    seen.clear()
+    plain = grid_from_dict({**RETRIEVAL_GRID, "axes": {"context.budget": [120]}})
+    run_grid(plain, tasks, repos, tmp / "d", retrieval_stage=stage, progress=False, report=False)
+    assert seen == [str((tmp / "d" / "indexes").resolve())]
+
+
 def test_cells_sharing_retrieval_settings_share_one_retrieval(world):
     repos, tasks, tmp = world
     good = "```bash\npython3 train.py --dataset citeseer --dataset pubmed --epochs 50 --task_name=MRPC \n```"

@@ -81,6 +81,16 @@ class GridSpec:
             keys += [k for k in cell["set"] if k not in keys]
         return keys
 
+    def index_root(self) -> str | None:
+        """The index root the spec itself asks for: its ``set: index.root``, else its base
+        config's ``index.root`` when that is not the default; ``None`` when neither sets one."""
+        if self.fixed.get("index.root"):
+            return str(self.fixed["index.root"])
+        if self.base is None:
+            return None
+        root = load_config(self.base).index.root
+        return root if root != Config().index.root else None
+
     def expand(self, extra_overrides: dict[str, Any] | None = None) -> list[Cell]:
         """All cells: the full product of ``axes`` then the listed ``cells``, each validated."""
         raw: list[tuple[str, dict[str, Any]]] = []

@@ -57,7 +57,11 @@ def run_grid(
     progress: bool = True,
     report: bool = True,
 ) -> GridResult:
-    """Run (or resume) every cell of ``spec`` over ``tasks``; write rows, tables and plots to ``out``."""
+    """Run (or resume) every cell of ``spec`` over ``tasks``; write rows, tables and plots to ``out``.
+
+    Indexes are built and reused in ``index_root``; without it, in ``overrides["index.root"]``,
+    else the spec's own (``set: index.root`` or its base config's), else ``out/indexes``.
+    """
     started = time.perf_counter()
     repos = Path(repos).resolve()
     out = Path(out)
@@ -67,7 +71,9 @@ def run_grid(
         retrieval_stage = retrieval_stage or default_retrieval_stage
         generation_stage = generation_stage or default_generation_stage
         extra = dict(overrides or {})
-        extra["index.root"] = str(Path(index_root).resolve() if index_root else (out / "indexes").resolve())
+        # index_root, else --set/overrides, else the spec's own (set: or base), else OUT/indexes
+        root = index_root or extra.get("index.root") or spec.index_root() or out / "indexes"
+        extra["index.root"] = str(Path(root).resolve())
         cells = spec.expand(extra)
         store = ResultStore(out)
         tkey = tasks_key(tasks)
