@@ -35,6 +35,8 @@ from ragcode.bench.passk import pass_rates
 from ragcode.bench.runfolder import hold_folder
 from ragcode.errors import RagcodeError
 from ragcode.hashing import digest
+from ragcode.scale.cells import CellJob, run_cells_in_parallel
+from ragcode.scale.jobs import parallel
 from ragcode.types import Task
 
 log = logging.getLogger(__name__)
@@ -78,18 +80,28 @@ def run_grid(
         store = ResultStore(out)
         tkey = tasks_key(tasks)
         result = GridResult(spec=spec, rows=[])
+        fresh: dict[str, dict[str, Any]] = {}
+        if cells and parallel(cells[0].config):  # scale.workers / --ray: unfinished cells on workers
+            todo: dict[str, tuple[Cell, str, str]] = {}
+            for cell in cells:
+                ckey = cell_key(cell.config, spec.measure, spec.measure_key(), tkey, repos)
+                if ckey not in todo and store.load_cell(ckey) is None:
+                    todo[ckey] = (cell, ckey, retrieval_key(cell.config, tkey, repos))
+            job = CellJob(_run_cell, spec, list(tasks), tkey, repos, store, retrieval_stage, generation_stage)
+            fresh = run_cells_in_parallel(list(todo.values()), job, result, progress)
 
         for i, cell in enumerate(_progress(cells, spec.name, progress)):
             ckey = cell_key(cell.config, spec.measure, spec.measure_key(), tkey, repos)
-            row = store.load_cell(ckey)
+            row = None if ckey in fresh else store.load_cell(ckey)
             if row is not None:
                 row.update(varied_values(spec, cell))  # rows read back show every varied field too
                 result.cached.append(cell.name)
                 log.info("cell %d/%d %s: finished before (%s), skipped", i + 1, len(cells), cell.name, ckey)
             else:
-                row = _run_cell(cell, ckey, spec, tasks, tkey, repos, store, retrieval_stage,
-                                generation_stage, result)
-                store.save_cell(ckey, row)
+                row = fresh.get(ckey) or _run_cell(cell, ckey, spec, tasks, tkey, repos, store,
+                                                   retrieval_stage, generation_stage, result)
+                if ckey not in fresh:  # a worker's row was saved as it arrived
+                    store.save_cell(ckey, row)
                 result.computed.append(cell.name)
                 log.info("cell %d/%d %s: %s=%s in %.1fs", i + 1, len(cells), cell.name,
                          spec.primary_metric, row.get(spec.primary_metric), row["seconds"])

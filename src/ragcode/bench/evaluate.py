@@ -26,6 +26,7 @@ from ragcode.bench.repos import repo_folder
 from ragcode.bench.runfolder import finished, hold_folder
 from ragcode.bench.scoring import ScoreContext, executor_for, load_scorer
 from ragcode.fileio import write_atomic
+from ragcode.scale.jobs import parallel, score_in_parallel
 from ragcode.config import Config
 from ragcode.errors import RagcodeError, TaskFormatError
 from ragcode.types import Task, Verdict
@@ -162,13 +163,26 @@ def score_outputs(
     scored: list[TaskScore] = []
     total = sum(len(o) for _, o in matched)
     bar = _progress(progress, total, policy)
+    fresh: dict[str, dict[str, Any]] = {}
+
+    def keep(key: str, stored: dict[str, Any]) -> None:  # a worker's verdict, written here only
+        cache[key] = stored
+        if cache_path is not None:
+            append_line(cache_path, {"key": key, "verdict": stored})
+
     try:
+        if parallel(config):  # scale.workers / --ray: the missing verdicts first, on workers
+            fresh = score_in_parallel(matched, policy, config, repos_dir, executor is not None, cache, keep,
+                                      verdict_key, (load_scorer, executor_for, ScoreContext),
+                                      (lambda k: bar[0].advance(bar[1], k)) if bar is not None else None)
         for task, outputs in matched:
             ts = TaskScore(key=task.key, id=task.id, github_id=task.github_id, repo=repo_folder(task.github_id))
             for i, output in enumerate(outputs):
                 key = verdict_key(policy, executor is not None, task, output, config)
                 if key in cache:
                     verdict = _verdict_from(cache[key], task, i)
+                elif key in fresh:  # a worker's infrastructure failure: reported, never cached
+                    verdict = _verdict_from(fresh[key], task, i)
                 else:
                     verdict = scorer.score_sample(task, output, i, ctx)
                     if cache_path is not None and not verdict.infra_error:
@@ -176,7 +190,7 @@ def score_outputs(
                         append_line(cache_path, {"key": key, "verdict": stored})
                         cache[key] = stored
                 ts.verdicts.append(verdict)
-                if bar is not None:
+                if bar is not None and key not in fresh:
                     bar[0].advance(bar[1])
             scored.append(ts)
     finally:

@@ -30,6 +30,7 @@ from ragcode.bench.runfolder import check_or_record, finished, hold_folder
 from ragcode.bench.settings import ContextBuilder
 from ragcode.config import Config
 from ragcode.fileio import write_atomic
+from ragcode.scale.jobs import generate_tasks
 from ragcode.types import Candidate, Context, Task
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ class RunSummary:
     done_before: int
     generated: int = 0
     keys: list[str] = field(default_factory=list)
+    lost: int = 0  # tasks whose worker died on every try (in failures.jsonl; a resume does them)
 
 
 def _run_identity(config: Config) -> dict[str, Any]:
@@ -122,15 +124,18 @@ def run_bench(
     limit: int | None = None,
     generate_fn: GenerateFn | None = None,
     on_task: Callable[[str], None] | None = None,
+    on_start: Callable[[RunSummary], None] | None = None,
 ) -> RunSummary:
-    """Generate ``config.generation.n`` answers for each task not yet in ``out``."""
+    """Generate ``config.generation.n`` answers for each task not yet in ``out``, on
+    ``scale.workers`` workers or Ray (``ragcode.scale``); this process alone writes ``out``."""
     with hold_folder(out) as out:
-        return _run_locked(tasks, repos_dir, out, config, limit, generate_fn, on_task)
+        return _run_locked(tasks, repos_dir, out, config, limit, generate_fn, on_task, on_start)
 
 
 def _run_locked(tasks: list[Task], repos_dir: str | Path, out: Path, config: Config,
                 limit: int | None, generate_fn: GenerateFn | None,
-                on_task: Callable[[str], None] | None) -> RunSummary:
+                on_task: Callable[[str], None] | None,
+                on_start: Callable[[RunSummary], None] | None = None) -> RunSummary:
     _check_or_write_run_json(out, config)
     samples_path, outputs_path = out / "samples.jsonl", out / "outputs.jsonl"
     records = finished(samples_path)
@@ -149,20 +154,26 @@ def _run_locked(tasks: list[Task], repos_dir: str | Path, out: Path, config: Con
     pending = [t for t in todo if t.key not in done]
     if not pending:
         return summary
-    generate = generate_fn or default_generate_fn(config, repos_dir=repos_dir, rounds_dir=out / "rounds")
+    if on_start is not None:
+        on_start(summary)
     builder = ContextBuilder(config.bench.setting, repos_dir, config)
+
+    def write(task: Task, context: Context | None, cands: list[Candidate], seconds: float) -> None:
+        rec = _sample_record(task, config.bench.setting, context, cands, seconds)
+        append_line(samples_path, rec)
+        append_line(outputs_path, _outputs_line(rec))
+        summary.generated += 1
+        summary.keys.append(task.key)
+        if on_task is not None:
+            on_task(task.key)
+
+    def lost(task: Task, why: str) -> None:  # an infrastructure failure, recorded; not a sample
+        append_line(out / "failures.jsonl", {"key": task.key, "error": why,
+                                             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+
     try:
-        for task in pending:
-            start = time.perf_counter()
-            context = builder.build(task)
-            cands = generate(task, context)
-            rec = _sample_record(task, config.bench.setting, context, cands, time.perf_counter() - start)
-            append_line(samples_path, rec)
-            append_line(outputs_path, _outputs_line(rec))
-            summary.generated += 1
-            summary.keys.append(task.key)
-            if on_task is not None:
-                on_task(task.key)
+        summary.lost = generate_tasks(pending, builder.build, config, write, default_generate_fn,
+                                      generate_fn, repos_dir, out / "rounds", lost)
     finally:
         builder.close()
     return summary

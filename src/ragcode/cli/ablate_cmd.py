@@ -30,6 +30,8 @@ def ablate(
         None, "--index-root", help="Where indexes are built and reused: the same as --set "
         "index.root=DIR (default: OUT/indexes)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Use only the first N tasks."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Run N cells at once (--set scale.workers=N)."),
+    ray: Optional[str] = common.RayOption,
     config: Optional[Path] = typer.Option(
         None, "--config", "-c", help="Base config of every cell, instead of the spec's own 'base:'."),
     set_: Optional[list[str]] = typer.Option(
@@ -53,7 +55,8 @@ def ablate(
                               f"{config}; give one of them")
         load_config(config)  # checked before any work
         grid.base = config.resolve()
-    overrides = dict(parse_override(item) for item in common.with_flags(set_, index__root=index_root))
+    overrides = dict(parse_override(item) for item in common.with_flags(
+        set_, index__root=index_root, scale__workers=workers, scale__ray_address=ray))
     # the grid's own default (OUT/indexes) applies when no spelling, the spec nor its base sets index.root
     root = overrides.pop("index.root", None) or grid.fixed.get("index.root") or _base_index_root(grid.base)
     if list_cells:

@@ -85,6 +85,8 @@ def print_plain(text: str, err: bool = False) -> None:
 
 
 ConfigOption = typer.Option(None, "--config", "-c", help="YAML config (see configs/default.yaml).")
+WorkersOption = typer.Option(None, "--workers", help="Work on N tasks at once (--set scale.workers=N; docs/scale.md).")
+RayOption = typer.Option(None, "--ray", help="Run on Ray: local, auto or ray://host:port (--set scale.ray_address=...).")
 SetOption = typer.Option(None, "--set", help="Override a config field: section.field=value (repeatable).")
 TasksOption = typer.Option(
     ..., "--tasks", help="ML-Bench tasks: a .jsonl/.parquet file, a hub id (super-dainiu/ml-bench), "

@@ -58,11 +58,13 @@ def run(
     repos: Path = typer.Option(..., "--repos", help="Folder with the repository checkouts."),
     out: Path = typer.Option(..., "--out", help="Run directory (created; resumed if it exists)."),
     setting: str | None = typer.Option(None, "--setting", help="none | readme | bm25 | ragcode | oracle"),
-    llm: str | None = typer.Option(None, "--llm", help="LLM backend (scripted, openai, llamacpp, transformers)."),
+    llm: str | None = typer.Option(None, "--llm", help="LLM backend (scripted, openai, llamacpp, transformers, vllm)."),
     model: str | None = typer.Option(None, "--model", help="Model name or path for the backend."),
     n: int | None = typer.Option(None, "-n", help="Samples per task (ML-Bench: 5)."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks."),
     split: str = common.SplitOption,
+    workers: int | None = common.WorkersOption,
+    ray: str | None = common.RayOption,
     config: Path | None = common.ConfigOption,
     set_: list[str] | None = common.SetOption,
     quiet: bool = typer.Option(False, "--quiet", "-q"),
@@ -70,22 +72,27 @@ def run(
     """Generate answers for ML-Bench tasks into RUN/ (samples.jsonl, outputs.jsonl, run.json)."""
     from ragcode.bench.dataset import load_tasks
     from ragcode.bench.runner import run_bench
+    from ragcode.scale.progress import TaskProgress
 
     overrides = common.with_flags(set_, bench__setting=setting, generation__llm__backend=llm,
-                                  generation__llm__model=model, generation__n=n)
+                                  generation__llm__model=model, generation__n=n,
+                                  scale__workers=workers, scale__ray_address=ray)
     cfg = common.config_from(config, overrides)
     loaded = load_tasks(tasks, split=split)
-    done_now: list[str] = []
-
-    def on_task(key: str) -> None:
-        done_now.append(key)
-        if not quiet:
-            common.print_plain(f"done {key}", err=True)
-
-    summary = run_bench(loaded.tasks, repos, out, cfg, limit=limit, on_task=on_task)
+    bar = None if quiet else TaskProgress("mlbench run", common.err_console)
+    try:
+        summary = run_bench(loaded.tasks, repos, out, cfg, limit=limit, on_task=bar and bar.advance,
+                            on_start=bar and (lambda s: bar.start(s.total - s.done_before)))
+    finally:
+        if bar is not None:
+            bar.stop()
     common.print_plain(
         f"{summary.total} tasks: {summary.done_before} already done, {summary.generated} generated "
         f"-> {out}/samples.jsonl, {out}/outputs.jsonl")
+    if summary.lost:
+        common.print_plain(f"{summary.lost} task(s) lost their worker on every try (see {out}/failures.jsonl); "
+                           "run the same command to retry them", err=True)
+        raise typer.Exit(code=1)
 
 
 @common.handle_errors
@@ -97,6 +104,8 @@ def score(
     no_exec: bool = typer.Option(False, "--no-exec", help="Apply only the text checks; run nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     split: str = common.SplitOption,
+    workers: int | None = common.WorkersOption,
+    ray: str | None = common.RayOption,
     config: Path | None = common.ConfigOption,
     set_: list[str] | None = common.SetOption,
     quiet: bool = typer.Option(False, "--quiet", "-q"),
@@ -106,7 +115,8 @@ def score(
     from ragcode.bench.evaluate import score as score_source
     from ragcode.bench.report import markdown_table
 
-    cfg = common.config_from(config, common.with_flags(set_, bench__policy=policy))
+    cfg = common.config_from(config, common.with_flags(set_, bench__policy=policy, scale__workers=workers,
+                                                       scale__ray_address=ray))
     policy = cfg.bench.policy
     loaded = load_tasks(tasks, split=split)
     report = score_source(source, loaded.tasks, repos, policy, cfg, execute=not no_exec,
