@@ -59,6 +59,45 @@ def _stages(cands: list[dict]) -> dict[str, tuple[str, list]]:
     return {"select": chosen, "autofix": fixed, "repair": final}
 
 
+def _replay(cands: list[dict], task, repos: Path) -> dict[str, tuple[str, list]]:
+    """The select / autofix / repair stages recomputed with the CURRENT checks, ranking and
+    repair rule from the run's stored samples (no model call). A stored repair round is reused
+    only when it was made for the same first answer; otherwise that stage stays as chosen."""
+    from ragcode.bench.repos import repo_dir_for
+    from ragcode.check import DEFAULT_CHECKS, CheckContext, Finding, check_answer, load_checkers, penalty
+    from ragcode.check.pipeline import _autofix, lost_values
+    from ragcode.check.select import rank
+    from ragcode.types import Candidate
+
+    repo, _ = repo_dir_for(task, repos)
+    ctx = CheckContext(repo, task.path or ".", task.instruction)
+    checkers = load_checkers(list(DEFAULT_CHECKS))
+    originals = []
+    for c in cands:
+        meta = c["metadata"]
+        index = meta.get("check", {}).get("original_index", c["sample_index"])
+        code = meta.get("check", {}).get("autofix", {}).get("previous") if c is cands[0] else None
+        rounds = meta.get("check", {}).get("repair") or []
+        if c is cands[0] and rounds and code is None:
+            code = rounds[0]["previous"]
+        originals.append(Candidate(c["text"], code or c["code"], c["answer_type"], index, {}))
+    originals.sort(key=lambda c: c.sample_index)
+    found = [check_answer(c.code, c.answer_type, ctx, checkers) for c in originals]
+    ranked = rank(originals, found)
+    first = ranked[0]
+    first_fs = [Finding.from_dict(f) for f in first.metadata["check"]["findings"]]
+    chosen = (first.code, first.metadata["check"]["findings"])
+    fixed, fixed_fs = _autofix(first, first_fs, ctx, checkers)
+    after_fix = (fixed.code, [f.to_dict() for f in fixed_fs])
+    final = after_fix
+    stored = cands[0]["metadata"].get("check", {}).get("repair") or []
+    if stored and stored[0]["previous"] == fixed.code and fixed_fs:
+        new_fs = check_answer(stored[0]["code"], first.answer_type, ctx, checkers)
+        if penalty(new_fs) < penalty(fixed_fs) and not lost_values(fixed.code, stored[0]["code"], task.instruction):
+            final = (stored[0]["code"], [f.to_dict() for f in new_fs])
+    return {"select": chosen, "autofix": after_fix, "repair": final}
+
+
 def modes(args: argparse.Namespace) -> int:
     from ragcode.bench.dataset import load_tasks
     from ragcode.bench.legacy import arguments_ok, type_ok
@@ -76,7 +115,7 @@ def modes(args: argparse.Namespace) -> int:
             continue
         cands = rec["candidates"]
         greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
-        stages = _stages(cands)
+        stages = _replay(cands, task, Path(args.replay)) if args.replay else _stages(cands)
         chosen = {"single": (greedy["code"], greedy["metadata"].get("check", {}).get("findings", [])), **stages}
         pre_code = stages["select"][0]
         check = cands[0]["metadata"].get("check", {})
@@ -159,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--run", required=True)
     m.add_argument("--tasks", required=True)
     m.add_argument("--out", default="")
+    m.add_argument("--replay", default="", help="repos folder: recompute checks, ranking and repair "
+                   "acceptance with the current code from the stored samples")
     r = sub.add_parser("references")
     r.add_argument("--tasks", required=True)
     r.add_argument("--repos", default="repos")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -211,3 +212,30 @@ def test_checked_repair_through_the_openai_backend_on_a_real_http_server(repo):
         server.shutdown()
     assert "--batch_size 16" in cands[0].code and cands[0].metadata["check"]["repair"][0]["accepted"]
     assert seen[-1]["messages"][-2]["content"] == BAD_FLAG and "did you mean --batch_size" in seen[-1]["messages"][-1]["content"]
+
+
+def test_selection_keeps_to_the_greedy_samples_answer_type():
+    bash_bad = Candidate("", "python nothere.py --data x", "bash", 0)
+    py_clean = Candidate("", "import pkg", "python", 1)
+    bash_ok = Candidate("", "python train.py --data x", "bash", 2)
+    from ragcode.check import Finding
+
+    err = [Finding("bash", "unknown-script", "nothere.py does not exist")]
+    out = rank([bash_bad, py_clean, bash_ok], [err, [], []])
+    assert [c.metadata["check"]["original_index"] for c in out] == [2, 0, 1]
+    py_first = dataclasses.replace(py_clean, sample_index=0, code="import nonexistent")
+    out = rank([py_first, dataclasses.replace(bash_ok, sample_index=1)], [err, []])
+    assert out[0].answer_type == "python"  # kind of the greedy sample, even with a finding
+
+
+def test_a_repair_that_drops_the_instructions_value_is_not_taken(repo):
+    instruction = "Train on pubmed with lr 0.1 and batch size 16"
+    wrong_flag = "```bash\npython train.py --data pubmed --lr 0.1 --batchsize 16\n```"
+    gave_up = "```bash\npython train.py --data cora --lr 0.1 --batch_size 16\n```"
+    llm = ScriptedLLM(answers=[wrong_flag, gave_up])
+    (cand,) = generate_from_config(instruction, None, llm, config("generation.n=1", "generation.repair_rounds=1",
+                                                                  "generation.check=[bash]"),
+                                   CheckContext(repo, ".", instruction))
+    assert "pubmed" in cand.code
+    (r,) = cand.metadata["check"]["repair"]
+    assert not r["accepted"] and r["lost_values"] == ["pubmed"]

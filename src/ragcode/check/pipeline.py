@@ -5,7 +5,8 @@ configured temperature, so choosing can only add to the greedy answer), checks e
 configured checkers, orders them best first (``select``), corrects the first one's certain slips
 (``autofix``: a flag spelled with ``-`` for ``_``, a script reached by the wrong path), then gives it up to
 ``repair_rounds`` rounds: its findings go back to the model in the same conversation and a new
-answer replaces it when its findings weigh less. Every candidate's metadata carries its
+answer replaces it when its findings weigh less and it keeps every instruction word the old one
+used (``lost_values``). Every candidate's metadata carries its
 findings (``check``); the first also the repair rounds (prompt hash, findings, answer,
 accepted). A ``Journal`` makes a task resumable mid-way: finished steps are read back, not
 generated again.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -97,6 +99,20 @@ def checked_candidates(messages: list[dict[str, str]], meta: dict[str, Any], llm
     return cands
 
 
+def lost_values(old: str, new: str, instruction: str) -> list[str]:
+    """Words of the instruction that the old answer used and the new one dropped: a repair that
+    silences a finding by giving up the task's own value (``--dataset pubmed`` -> ``citeseer``)
+    is no repair."""
+    words = {w.lower() for w in re.findall(r"[\w][\w.\-/]*", instruction) if len(w) > 1}
+    def used(code: str) -> set[str]:
+        return {w.lower() for w in re.findall(r"[\w][\w.\-/]*", code)}
+    return sorted((used(old) & words) - used(new) - _COMMON)
+
+
+_COMMON = {"python", "python3", "bash", "the", "and", "to", "of", "in", "on", "for", "with", "a", "an", "is",
+           "py", "sh", "cd", "model", "train", "data", "run", "use", "i", "it", "my"}
+
+
 def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext,
              checkers: list[Checker]) -> tuple[Candidate, list[Finding]]:
     """The first answer with its certain slips corrected (``ragcode.check.autofix``), kept only
@@ -142,10 +158,12 @@ def _repair(best: Candidate, fs: list[Finding], messages: list[dict[str, str]], 
             journal.put(step, text)
         new = to_candidate(text, 0, best.metadata, repaired_round=r)
         new_fs = check_answer(new.code, new.answer_type, ctx, checkers)
-        accepted = penalty(new_fs) < penalty(current_fs)
+        lost = lost_values(current.code, new.code, ctx.instruction)
+        accepted = penalty(new_fs) < penalty(current_fs) and not lost
         log.append({"round": r, "prompt_sha": prompt_hash(conv), "previous": current.code,
                     "findings_before": [f.to_dict() for f in current_fs], "answer": text, "code": new.code,
-                    "findings_after": [f.to_dict() for f in new_fs], "accepted": accepted, "seconds": seconds})
+                    "findings_after": [f.to_dict() for f in new_fs], "accepted": accepted, "seconds": seconds,
+                    "lost_values": lost})
         if not accepted:
             break
         current, current_fs = new, new_fs
