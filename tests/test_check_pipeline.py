@@ -43,7 +43,7 @@ def test_selection_puts_the_finding_free_candidate_first(repo):
     assert cands[0].metadata["check"]["original_index"] == 2 and cands[0].metadata["check"]["agreement"] == 2
     assert cands[-1].metadata["check"]["findings"][0]["code"] == "unknown-script"
     # sample 1 is drawn greedy, the rest at the configured temperature
-    assert llm.calls[0]["sampling"].temperature == 0.0 and llm.calls[1]["sampling"].temperature == 0.2
+    assert llm.calls[0]["sampling"].temperature == 0.0 and llm.calls[1]["sampling"].temperature == 0.7
 
 
 def test_without_checks_generation_is_unchanged(repo):

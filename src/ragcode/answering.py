@@ -8,6 +8,7 @@ It sits above ``generation`` and ``check``; neither imports the other's pipeline
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,9 @@ def generate_from_config(instruction: str, context: Context | None, llm: LLM, co
         return sample_candidates(messages, meta, llm, n or gen.n, sampling)
     from ragcode.check import load_checkers
     from ragcode.check.pipeline import Journal, checked_candidates
+
+    if gen.sample_temperature:  # sample 1 is drawn greedy; the others should differ from it
+        sampling = dataclasses.replace(sampling, temperature=gen.sample_temperature)
 
     return checked_candidates(messages, meta, llm, n or gen.n, sampling, check_ctx,
                               load_checkers(gen.check, config), gen.select, gen.repair_rounds, Journal(journal),
