@@ -54,7 +54,6 @@ def test_a_few_hundred_scripted_tasks_on_ray_equal_a_one_worker_run(tmp_path):
     assert summary.generated == 300 and summary.lost == 0
     a, b = lines(tmp_path / "one" / "samples.jsonl"), lines(tmp_path / "ray" / "samples.jsonl")
     assert comparable(a) == comparable(b)
-    assert not (tmp_path / "ray" / "rounds").exists()  # Ray workers write nothing
 
 
 def test_an_actor_killed_mid_run_is_retried_and_nothing_is_lost_or_doubled(tmp_path):

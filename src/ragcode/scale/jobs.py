@@ -125,11 +125,12 @@ def generate_tasks(pending: Sequence[Any], build_context: Callable[[Any], Any], 
     """Generate every task of ``pending``; ``write(task, context, candidates, seconds)`` runs in
     this thread for each finished one, in the order they finish. A task whose worker died on
     every try is not written (a resumed run does it) but passed to ``lost(task, why)``; returns
-    how many were. With Ray no rounds journal is kept (workers write nothing)."""
+    how many were. A task's own journal under ``rounds_dir`` (checked answers' rounds, an agent's
+    trajectory) is written by the worker that runs the task, its only writer."""
     kind, cap, resources = plan(config, generates=True)
     ray = config.scale.ray_address
     job = GenerateJob(config, make_generate, generate_fn, str(repos_dir) if repos_dir is not None else None,
-                      None if ray or rounds_dir is None else str(rounds_dir))
+                      None if rounds_dir is None else str(rounds_dir))
     if ray and config.generation.llm.backend == "openai":
         job.share = max(1, config.scale.workers)
     pool = open_for(config, kind, cap, resources, job, "mlbench run")
