@@ -8,6 +8,9 @@ Public interface (other stages use only these):
   symmetric models; e5 adds its ``query:`` prefix). Both return shape ``(len(texts), dim)``.
 - ``load_embedder(cfg: EmbedderConfig) -> Embedder``: the backend chosen by name through
   ``EMBEDDERS``; instances are shared per process (a model loads once).
+- Backends (``embedder.backend``): ``sentence-transformers`` (torch), ``onnx`` and ``onnx-int8``
+  (the same model exported once to ONNX and run by onnxruntime, ``onnx_runtime.py``); the
+  backend is part of ``name``, so vectors of two backends never mix in one index.
 - ``embedder_by_name("e5-small")``: a registered embedder with default settings (used by the
   bi-encoder reranker).
 - ``EmbeddingCache`` / ``CachedEmbedder`` (``ragcode.embedding.cache``): vectors stored by
@@ -41,6 +44,9 @@ EMBEDDERS = Registry(
     "embedder backend",
     {
         "sentence-transformers": "ragcode.embedding.sentence_transformer:SentenceTransformerEmbedder",
+        # the same sentence-transformers models exported to ONNX (extra ``onnx``)
+        "onnx": "ragcode.embedding.onnx_runtime:OnnxEmbedder",
+        "onnx-int8": "ragcode.embedding.onnx_runtime:OnnxEmbedder",
         "e5-small": "ragcode.embedding.e5:E5SmallEmbedder",
     },
 )

@@ -43,10 +43,17 @@ def check_embedder(index_dir: Path, manifest: Manifest, cfg: EmbedderConfig) -> 
     built = manifest.embedder.name
     wanted = embedder_key(cfg)
     if built != wanted:
+        had = (manifest.embedder.config or {}).get("backend")
+        if had and had != cfg.backend and built.split(":", 1)[1:] == wanted.split(":", 1)[1:]:
+            use = f"embedder.backend={had}"  # same model and settings, another backend
+        else:
+            use = "the embedder it was built with"
+        what = f" (backend {had!r}; the config asks for backend {cfg.backend!r})" \
+            if had and had != cfg.backend else ""
         raise IndexStateError(
-            f"index at {index_dir} was built with embedder {built!r}, but the config asks for "
-            f"{wanted!r}; vectors from different embedders cannot be mixed. Either use the "
-            f"embedder it was built with, or {rebuild_hint(index_dir, manifest.repo or None)}.")
+            f"index at {index_dir} was built with embedder {built!r}{what}, but the config asks "
+            f"for {wanted!r}; vectors from different embedders cannot be mixed. Either use "
+            f"{use}, or {rebuild_hint(index_dir, manifest.repo or None)}.")
 
 
 class Index:
