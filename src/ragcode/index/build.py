@@ -140,21 +140,37 @@ def _build(plan: BuildPlan, cfg: Config, summary: IndexSummary, stages: Stages,
            hint: str) -> Manifest:
     """Chunk, link, embed and write the new generation; the manifest that commits it."""
     store = steps.open_generation(plan, hint)
+    embedder = steps.cached_embedder(cfg, summary) if embed_kinds(cfg) != set() else None
+    prefetch = steps.prefetch_for(plan, cfg, embedder, stages.bar("embed")) if embedder else None
     try:
-        with stages.stage("chunk", total=len(plan.to_chunk)) as advance:
-            steps.chunk_step(store, plan, cfg, summary, advance)
-        with stages.stage("link") as advance:
-            summary.links_updated = steps.link_step(store, cfg)
-            advance(1)
-        with stages.stage("embed") as advance:
-            emb = steps.embed_step(store, plan, cfg, summary, advance)
-        if "load-model" in summary.seconds:  # report the model load on its own
+        try:
+            with stages.stage("chunk", total=len(plan.to_chunk)) as advance:
+                steps.chunk_step(store, plan, cfg, summary, advance, prefetch)
+            with stages.stage("link") as advance:
+                summary.links_updated = steps.link_step(store, cfg)
+                advance(1)
+        except BaseException:
+            if prefetch is not None:
+                prefetch.stop()
+            raise
+        if "load-model" in summary.seconds:  # loaded in the background, during chunk or link
+            summary.background["load-model"] = summary.seconds.pop("load-model")
+        with stages.stage("embed", keep=True) as advance:
+            if prefetch is not None:  # the rest of the overlapped embedding (errors re-raised)
+                prefetch.finish()
+                summary.overlapped = prefetch.done
+                summary.background["embed"] = round(prefetch.busy_s, 3)
+                advance = steps.skip_first(prefetch.done, advance)  # found in the cache now
+            emb = steps.embed_step(store, plan, cfg, summary, advance, embedder)
+        if "load-model" in summary.seconds:  # loaded in this stage: reported on its own
             summary.seconds["embed"] = round(
                 summary.seconds["embed"] - summary.seconds["load-model"], 3)
         with stages.stage("write") as advance:
             files, n_chunks, n_vectors = steps.write_step(store, plan, emb, summary)
             advance(1)
     finally:
+        if embedder is not None:
+            embedder.cache.close()
         store.close()
     summary.vectors = n_vectors
     summary.skipped = dict(sorted(plan.skipped.items()))

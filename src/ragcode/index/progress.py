@@ -32,7 +32,12 @@ class IndexSummary:
     vectors_removed: int = 0
     embedded: int = 0  # vectors computed by the model in this run
     cached: int = 0  # vectors taken from the embedding cache (or a repeat of a text in this run)
-    seconds: dict[str, float] = field(default_factory=dict)
+    workers: int = 1  # processes that chunked files
+    overlapped: int = 0  # texts the background thread took (from the cache or the model) while files were chunked
+    seconds: dict[str, float] = field(default_factory=dict)  # wall time per stage (they add up)
+    # work done in the background while chunk and link ran: embedding (model load included)
+    # and the model load on its own; not in ``seconds``, which would then count it twice
+    background: dict[str, float] = field(default_factory=dict)
 
     @property
     def files(self) -> int:
@@ -55,6 +60,7 @@ class Stages:
     def __init__(self, enabled: bool, summary: IndexSummary):
         self.summary = summary
         self.progress = None
+        self._tasks: dict[str, Any] = {}
         if enabled:
             from rich.console import Console
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
@@ -73,14 +79,31 @@ class Stages:
         if self.progress:
             self.progress.stop()
 
-    @contextlib.contextmanager
-    def stage(self, name: str, total: int | None = None) -> Iterator[Any]:
-        task = self.progress.add_task(name, total=total) if self.progress else None
-        start = time.perf_counter()
+    def bar(self, name: str, total: int | None = None) -> Any:
+        """A bar for work that starts before its stage (embedding overlapped with chunking);
+        the stage of the same name later reuses it. Returns its ``advance``."""
+        if self.progress is not None:
+            self._tasks[name] = self.progress.add_task(name, total=total)
+        return self._advancer(self._tasks.get(name))
 
+    def _advancer(self, task: Any) -> Any:
         def advance(n: int = 1) -> None:
             if self.progress is not None and task is not None:
                 self.progress.advance(task, n)
+        return advance
+
+    @contextlib.contextmanager
+    def stage(self, name: str, total: int | None = None, keep: bool = False) -> Iterator[Any]:
+        """Time the block as stage ``name``; its bar is the one ``bar(name)`` made, if any
+        (reset to zero, unless ``keep``)."""
+        task = self._tasks.pop(name, None)
+        if self.progress is not None:
+            if task is None:
+                task = self.progress.add_task(name, total=total)
+            elif not keep:
+                self.progress.reset(task, total=total)
+        start = time.perf_counter()
+        advance = self._advancer(task)
 
         try:
             yield advance

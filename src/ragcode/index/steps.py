@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ragcode.version import __version__
 from ragcode.config import Config
@@ -21,7 +21,11 @@ from ragcode.index.chunk_store import ChunkStore
 from ragcode.index.manifest import FORMAT_VERSION, Manifest
 from ragcode.index.plan import BuildPlan, chunking_key, embed_kinds, links_wanted
 from ragcode.index.progress import IndexSummary
+from ragcode.index.parallel import Prefetch, chunk_files, worker_count
 from ragcode.index.vectors import VectorIndex
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ragcode.embedding.cache import CachedEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -41,24 +45,29 @@ def open_generation(plan: BuildPlan, hint: str) -> ChunkStore:
 
 
 def chunk_step(store: ChunkStore, plan: BuildPlan, cfg: Config, summary: IndexSummary,
-               advance: Advance) -> None:
-    """Remove deleted files; chunk new and changed ones (one bad file is logged, not fatal)."""
-    from ragcode.chunking import chunk_file
-
+               advance: Advance, prefetch: Prefetch | None = None) -> None:
+    """Remove deleted files; chunk new and changed ones (one bad file is logged, not fatal),
+    in a process pool when there are enough of them. The texts of new chunks that get vectors
+    go to ``prefetch`` (embedded while the chunking goes on)."""
+    kinds = embed_kinds(cfg)
+    workers = worker_count(cfg.index.workers, len(plan.to_chunk),
+                           sum(f.size for f in plan.to_chunk))
+    summary.workers = workers
     removed: list[int] = []
     with store.transaction():
         for p in plan.deleted:
             removed += store.delete_file(p)
-        for f in plan.to_chunk:
-            try:
-                chunks = chunk_file(f, cfg.chunking)
-            except Exception as exc:  # noqa: BLE001 - one bad file is not fatal
-                log.warning("could not chunk %s: %s", f.path, exc)
+        for f, chunks in chunk_files(plan.to_chunk, cfg.chunking, workers,
+                                     on_start=prefetch.start if prefetch else None):
+            if isinstance(chunks, str):
+                log.warning("could not chunk %s: %s", f.path, chunks)
                 plan.skipped["chunk-error"] += 1
                 chunks = []
             removed += store.delete_file(f.path)
             summary.chunks_added += len(store.add_chunks(chunks))
             store.put_file(f.path, f.sha256, plan.kinds[f.path])
+            if prefetch is not None:
+                prefetch.put([c.embed_text for c in chunks if kinds is None or c.kind in kinds])
             advance(1)
     summary.chunks_removed = len(removed)
 
@@ -92,13 +101,51 @@ class Embedded:
     removed: set[int]
 
 
-def embed_step(store: ChunkStore, plan: BuildPlan, cfg: Config, summary: IndexSummary,
-               advance: Advance) -> Embedded:
-    """Vectors for chunks whose kind gets one and that FAISS lacks (through the embedding
-    cache); vectors of chunks gone or no longer embedded are removed."""
+def cached_embedder(cfg: Config, summary: IndexSummary) -> CachedEmbedder:
+    """The run's embedder behind the embedding cache; the model loads on the first miss (its
+    load time goes to ``summary.seconds["load-model"]``). Close its ``cache`` when done."""
     from ragcode.embedding import embedder_key, load_embedder
     from ragcode.embedding.cache import CachedEmbedder, EmbeddingCache
 
+    def load_model() -> Any:
+        start = time.perf_counter()
+        model = load_embedder(cfg.embedder)
+        summary.seconds["load-model"] = round(time.perf_counter() - start, 3)
+        return model
+
+    return CachedEmbedder(load_model, EmbeddingCache.in_dir(cfg.index.cache_dir),
+                          name=embedder_key(cfg.embedder),
+                          chunk_size=max(8, cfg.embedder.batch_size * 2))
+
+
+def prefetch_for(plan: BuildPlan, cfg: Config, embedder: CachedEmbedder, advance: Advance
+                 ) -> Prefetch | None:
+    """A ``Prefetch`` when this run chunks files whose chunks may get vectors (and
+    ``index.overlap`` is on); ``None`` otherwise."""
+    if not cfg.index.overlap or not plan.to_chunk or embed_kinds(cfg) == set():
+        return None
+    return Prefetch(embedder, batch=max(64, cfg.embedder.batch_size * 8), advance=advance)
+
+
+def skip_first(n: int, advance: Advance) -> Advance:
+    """``advance`` that ignores the first ``n`` units (work a bar has counted already)."""
+    left = n
+
+    def skipping(k: int = 1) -> None:
+        nonlocal left
+        drop = min(left, k)
+        left -= drop
+        if k - drop:
+            advance(k - drop)
+    return skipping
+
+
+def embed_step(store: ChunkStore, plan: BuildPlan, cfg: Config, summary: IndexSummary,
+               advance: Advance, embedder: CachedEmbedder | None = None) -> Embedded:
+    """Vectors for chunks whose kind gets one and that FAISS lacks (through the embedding
+    cache: what a ``Prefetch`` embedded during the chunk step is found there); vectors of
+    chunks gone or no longer embedded are removed. ``embedder`` is the one the prefetch used
+    (its counts include what it embedded)."""
     old = plan.old
     kinds = embed_kinds(cfg)
     vectors = VectorIndex.read(plan.index_dir / old.vectors) if old and old.vectors else None
@@ -107,20 +154,17 @@ def embed_step(store: ChunkStore, plan: BuildPlan, cfg: Config, summary: IndexSu
     to_remove, to_add = have - want, sorted(want - have)
     dim = old.embedder.dim if old else None
     if to_add:
-        cache = EmbeddingCache.in_dir(cfg.index.cache_dir)
-
-        def load_model() -> Any:
-            start = time.perf_counter()
-            model = load_embedder(cfg.embedder)
-            summary.seconds["load-model"] = round(time.perf_counter() - start, 3)
-            return model
-
-        embedder = CachedEmbedder(load_model, cache, name=embedder_key(cfg.embedder),
-                                  chunk_size=max(8, cfg.embedder.batch_size * 2))
+        own = embedder is None
+        embedder = embedder or cached_embedder(cfg, summary)
         chunk_map = store.get(to_add)
-        vecs = embedder.embed([chunk_map[i].embed_text for i in to_add], on_progress=advance)
-        cache.close()
-        summary.embedded, summary.cached = embedder.misses, embedder.hits
+        try:
+            vecs = embedder.embed([chunk_map[i].embed_text for i in to_add], on_progress=advance)
+        finally:
+            if own:
+                embedder.cache.close()
+        # every text was embedded by the model once (here or in the prefetch) or cached
+        summary.embedded = embedder.misses
+        summary.cached = len(to_add) - embedder.misses
         dim = int(vecs.shape[1])
         if vectors is None:
             vectors = VectorIndex.empty(dim)
