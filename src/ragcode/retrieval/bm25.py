@@ -55,6 +55,7 @@ class BM25Retriever(Retriever):
         # bm25s sets its own logger to DEBUG on import; let ours decide what is shown
         logging.getLogger("bm25s").setLevel(logging.WARNING)
         _, self._chunks = chunk_table(corpus)
+        self._masks: dict[Filters, Any] = {}  # filter -> which chunks it accepts
         key = corpus_key(self._chunks)
         root = Path(cache_dir) if cache_dir is not None else _cache_root(corpus, config)
         target = root / key if root is not None else None
@@ -91,7 +92,9 @@ class BM25Retriever(Retriever):
             return []
         scores = np.asarray(self.scores(query), dtype="float64")
         if filters.active:
-            mask = np.array([filters.accepts(c) for c in self._chunks])
+            mask = self._masks.get(filters)
+            if mask is None:
+                mask = self._masks[filters] = np.array([filters.accepts(c) for c in self._chunks])
             scores = np.where(mask, scores, -np.inf)
         k = min(k, len(self._chunks))
         top = np.argpartition(-scores, k - 1)[:k]

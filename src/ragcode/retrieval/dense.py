@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from ragcode.retrieval.base import Corpus, Filters, Retriever, chunk_table
 from ragcode.types import Hit
+
+_QUERY_CACHE = 64  # query texts whose vectors are kept
 
 
 class DenseRetriever(Retriever):
@@ -18,19 +22,42 @@ class DenseRetriever(Retriever):
             ids = list(range(len(chunks)))
         self._by_int = dict(zip(ids, chunks))
         self._has_vectors = getattr(corpus, "vector_count", 1) > 0
+        # one task's queries come several times (its sub-queries, then the documentation-only
+        # pass repeats the instruction): each text is embedded once
+        self._vectors: OrderedDict[str, Any] = OrderedDict()
+        self._allowed: dict[Filters, list[int]] = {}
+        self._lock = threading.Lock()
 
     def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
         return self.retrieve_many([query], k, filters)[0]
+
+    def query_vectors(self, queries: list[str]) -> list[Any]:
+        """The query embeddings, one embedding call for the texts not seen lately."""
+        with self._lock:
+            found = {q: self._vectors[q] for q in queries if q in self._vectors}
+        todo = list(dict.fromkeys(q for q in queries if q not in found))
+        if todo:
+            found.update(zip(todo, self.corpus.embedder.embed_query(todo)))
+        with self._lock:
+            for q in dict.fromkeys(queries):
+                self._vectors[q] = found[q]
+                self._vectors.move_to_end(q)
+            while len(self._vectors) > _QUERY_CACHE:
+                self._vectors.popitem(last=False)
+        return [found[q] for q in queries]
 
     def retrieve_many(self, queries: list[str], k: int,
                       filters: Filters = Filters()) -> list[list[Hit]]:
         """One embedding call for several queries (sub-queries of one task)."""
         if not self._has_vectors:
             return [[] for _ in queries]
-        vecs = self.corpus.embedder.embed_query(list(queries))
+        vecs = self.query_vectors(list(queries))
         allowed = None
         if filters.active:
-            allowed = [i for i, c in self._by_int.items() if filters.accepts(c)]
+            allowed = self._allowed.get(filters)
+            if allowed is None:
+                allowed = [i for i, c in self._by_int.items() if filters.accepts(c)]
+                self._allowed[filters] = allowed
         return [self._hits(vec, k, allowed) for vec in vecs]
 
     def _hits(self, vec, k: int, allowed) -> list[Hit]:  # noqa: ANN001

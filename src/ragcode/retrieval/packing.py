@@ -52,7 +52,8 @@ class _Piece:
     raw: list[str] = field(default_factory=list)  # texts whose lines could not be placed
     markdown: bool = False  # a documentation piece: its markup may be stripped
 
-    def render(self, style: Style, compactor: Compactor | None = None) -> str:
+    def render(self, style: Style, compactor: Compactor | None = None,
+               memo: _Memo | None = None) -> str:
         head = f"### {self.path}:{self.start}-{self.end}"
         symbol = self.symbol
         if style.heading_levels > 0 and " > " in symbol:  # the innermost headings only
@@ -61,11 +62,44 @@ class _Piece:
             head += f" ({symbol})"
         body_lines = [self.lines[i] for i in range(self.start, self.end + 1) if i in self.lines]
         body_lines = "\n".join(body_lines + self.raw).strip("\n").split("\n")
+        memo = memo or _Memo()
         if style.strip and self.markdown:
-            body_lines = strip_markup(body_lines)
+            body_lines = memo.stripped(body_lines)
         if compactor is not None:
-            body_lines = compactor.filter(body_lines, code=not self.markdown)
+            body_lines = compactor.filter(body_lines, code=not self.markdown, memo=memo)
         return head + "\n" + "\n".join(body_lines)
+
+
+class _Memo:
+    """What rendering a piece computes from its lines alone (markup stripped, fence mask, each
+    line's normalised form and words), kept for one ``pack`` call: the context is rendered
+    again for every candidate piece, mostly from the same lines."""
+
+    def __init__(self) -> None:
+        self._stripped: dict[tuple[str, ...], list[str]] = {}
+        self._masks: dict[tuple[str, ...], list[bool]] = {}
+        self._lines: dict[str, tuple[str, str, frozenset[str]]] = {}
+
+    def stripped(self, lines: list[str]) -> list[str]:
+        key = tuple(lines)
+        if key not in self._stripped:
+            self._stripped[key] = strip_markup(lines)
+        return list(self._stripped[key])
+
+    def mask(self, lines: list[str]) -> list[bool]:
+        key = tuple(lines)
+        if key not in self._masks:
+            self._masks[key] = fence_mask(lines)
+        return self._masks[key]
+
+    def line(self, raw: str) -> tuple[str, str, frozenset[str]]:
+        """(the line with blanks normalised, its stripped key, its lower-cased words)."""
+        got = self._lines.get(raw)
+        if got is None:
+            line = _INNER_SPACE.sub(" ", raw.rstrip())
+            key = line.strip()
+            got = self._lines[raw] = (line, key, frozenset(w.lower() for w in _WORDS.findall(key)))
+        return got
 
 
 _WORDS = re.compile(r"[A-Za-z0-9_\-\.]+")
@@ -103,27 +137,26 @@ class Compactor:
         self.seen_lines: set[str] = set()
         self.seen_words: set[str] = set()
 
-    def _drop(self, key: str, words: set[str], is_code: bool) -> bool:
+    def _drop(self, key: str, words: frozenset[str], is_code: bool) -> bool:
         repeated = self.level >= 2 and key in self.seen_lines
         covered = self.level >= 3 and bool(words) and words <= self.seen_words
         if not is_code or self.code == "compact":
             return repeated or covered
         return self.code == "imports" and repeated and bool(_IMPORT.match(key))
 
-    def filter(self, lines: list[str], code: bool = False) -> list[str]:
+    def filter(self, lines: list[str], code: bool = False, memo: _Memo | None = None) -> list[str]:
         """``lines`` of one piece, compacted; ``code`` = the piece is code throughout."""
         if self.level == 0:
             return lines
+        memo = memo or _Memo()
         out = []
-        for line, in_fence in zip(lines, fence_mask(lines)):
-            line = _INNER_SPACE.sub(" ", line.rstrip())
-            key = line.strip()
+        for raw, in_fence in zip(lines, memo.mask(lines)):
+            line, key, words = memo.line(raw)
             if not key:
                 continue
             if key.startswith(("```", "~~~")):
                 out.append(line)
                 continue
-            words = {w.lower() for w in _WORDS.findall(key)}
             if self._drop(key, words, code or in_fence):
                 continue
             self.seen_lines.add(key)
@@ -192,14 +225,15 @@ class Style:
         return Compactor(self.compact, self.compact_code) if self.compact != "none" else None
 
 
-def _render(pieces: Sequence[_Piece], style: Style) -> str:
+def _render(pieces: Sequence[_Piece], style: Style, memo: _Memo | None = None) -> str:
     order = style.order
     if order == "path":
         ordered = sorted(pieces, key=lambda p: (p.path, p.start))
     else:
         ordered = sorted(pieces, key=lambda p: (p.best_rank, p.path, p.start))
     compactor = style.compactor()
-    return "\n\n".join(p.render(style, compactor) for p in ordered)
+    memo = memo or _Memo()
+    return "\n\n".join(p.render(style, compactor, memo) for p in ordered)
 
 
 def _cut(chunk: Chunk, keep_units: int, count: Callable[[str], int]) -> Chunk | None:
@@ -262,6 +296,7 @@ def pack(
     count = COUNTERS[unit]
     style = settings.style
     Compactor(style.compact, style.compact_code)  # validate the settings up front
+    memo = _Memo()
     chosen: list[tuple[Chunk, int]] = []
     seen: set[str] = set()
     used: list[str] = []  # ids of the original chunks in the context (also when cut)
@@ -271,7 +306,7 @@ def pack(
         """Add ``piece`` (``original`` or a cut of it) if the rendered context still fits the
         budget; return by how much it would overflow (0 when it was added)."""
         nonlocal text
-        candidate = _render(_pieces(chosen + [(piece, rank)], merge_adjacent), style)
+        candidate = _render(_pieces(chosen + [(piece, rank)], merge_adjacent), style, memo)
         overflow = count(candidate) - budget
         if overflow > 0:
             return overflow
