@@ -182,7 +182,8 @@ def test_cells_sharing_retrieval_settings_share_one_retrieval(world):
     bad = "```bash\necho hello\n```"
     spec = grid_from_dict({
         "measure": "generation", "execute": False,
-        "set": {**RETRIEVAL_GRID["set"], "generation.llm.backend": "scripted", "generation.n": 2},
+        "set": {**RETRIEVAL_GRID["set"], "generation.llm.backend": "scripted", "generation.n": 2,
+                "generation.check": []},
         "axes": {"context.budget": [120, 2000], "generation.llm.scripted_answers": [[bad, good], [bad]]},
     })
     retrieval, generation = CountingRetrieval(), CountingGeneration()

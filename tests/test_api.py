@@ -24,7 +24,7 @@ def setup(tmp_path):
     cfg.write_text(
         f"index:\n  root: {tmp_path / 'idx'}\n  cache_dir: {tmp_path / 'cache'}\n"
         "embedder:\n  enabled: false\nretrieval:\n  mode: bm25\n"
-        f"generation:\n  n: 3\n  llm:\n    backend: scripted\n    scripted_answers: [{json.dumps(ANSWER)}]\n")
+        f"generation:\n  n: 3\n  check: []\n  llm:\n    backend: scripted\n    scripted_answers: [{json.dumps(ANSWER)}]\n")
     return repo, cfg
 
 

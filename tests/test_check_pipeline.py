@@ -48,7 +48,8 @@ def test_selection_puts_the_finding_free_candidate_first(repo):
 
 def test_without_checks_generation_is_unchanged(repo):
     llm = ScriptedLLM(answers=[BAD_SCRIPT, GOOD])
-    cands = generate_from_config(INSTRUCTION, None, llm, load_config(overrides=["generation.n=2"]), ctx(repo))
+    cfg = load_config(overrides=["generation.n=2", "generation.check=[]"])
+    cands = generate_from_config(INSTRUCTION, None, llm, cfg, ctx(repo))
     assert "main.py" in cands[0].code and "check" not in cands[0].metadata and len(llm.calls) == 1
 
 
