@@ -130,7 +130,7 @@ def parent_dirs(paths) -> list[str]:
     for p in paths:
         for parent in reversed(Path(p).parents):
             d = str(parent)
-            if d != "/" and d not in seen and not _is_system(d):
+            if d not in ("/", "/tmp") and d not in seen and not _is_system(d):
                 seen.append(d)
     return [a for d in seen for a in ("--perms", "0755", "--dir", d)]
 
@@ -168,12 +168,14 @@ class View:
         if not self.network:
             args.append("--unshare-net")
         args += system_binds()
+        # the private /tmp first: an interpreter that lives under the host's /tmp (a CI clone's
+        # venv) is then bound on top of it instead of being hidden by it
+        args += ["--dev", "/dev", "--proc", "/proc",
+                 "--perms", "1777", "--size", str(self.tmp_bytes), "--tmpfs", "/tmp"]
         binds = _outermost((*interpreter_prefixes(self.interpreter), *self.ro_paths))
         args += parent_dirs([*binds, STAGE, SRC])
         for p in binds:
             args += ["--ro-bind", p, p]
-        args += ["--dev", "/dev", "--proc", "/proc",
-                 "--perms", "1777", "--size", str(self.tmp_bytes), "--tmpfs", "/tmp"]
         for node in self.devices:
             args += ["--dev-bind", node, node]
         if self.stage_dir is not None:
