@@ -32,7 +32,8 @@ def env(tmp_path, monkeypatch, minilm):  # noqa: ANN001, ANN201
     repo = make_repo(tmp_path / "demo")
 
     def cfg(**over):  # noqa: ANN003, ANN202
-        base = {"index.root": str(tmp_path / "indexes"), "index.cache_dir": str(tmp_path / "cache")}
+        base = {"index.root": str(tmp_path / "indexes"), "index.cache_dir": str(tmp_path / "cache"),
+                "embedder.kinds": []}  # every kind gets vectors: what these tests are about
         return load_config(overrides={**base, **over})
 
     return repo, cfg
@@ -61,7 +62,7 @@ def test_build_stores_chunks_vectors_and_manifest(env) -> None:  # noqa: ANN001
     assert index.chunk_count == 9 and set(index.chunks()) == index.vector_ids()
     m = index.manifest
     assert m.embedder.model_dump() == {"name": "st:minilm:seq256:norm", "dim": 384,
-                                       "config": EmbedderConfig().model_dump(mode="json")}
+                                       "config": cfg().embedder.model_dump(mode="json")}
     assert m.files["train.py"] == sha256_text((repo / "train.py").read_text())
     assert m.counts.chunks_by_kind == {"code": 4, "markdown": 5}
     assert m.config_hash == cfg().hash() and m.repo == str(repo.resolve())
@@ -127,6 +128,27 @@ def test_kinds_limit_vectors_and_can_be_widened(env) -> None:  # noqa: ANN001
     wide = index_repo(repo, cfg(), progress=False)
     assert wide.vector_ids() == set(wide.chunks()) and wide.summary.chunks_added == 0
     assert wide.summary.vectors_added == 4 and wide.summary.cached == 0
+
+
+def test_defaults_embed_docs_and_cli_only_and_bm25_finds_code(env) -> None:  # noqa: ANN001
+    from ragcode.retrieval.search import search
+
+    repo, _cfg = env
+    defaults = load_config(overrides={"index.root": _cfg().index.root,
+                                      "index.cache_dir": _cfg().index.cache_dir})
+    assert defaults.embedder.kinds == ["markdown", "cli"]
+    index = index_repo(repo, defaults, progress=False)
+    kinds = {c.kind for i, c in index.chunks().items() if i in index.vector_ids()}
+    assert kinds == {"markdown"} and index.chunk_count == 9 and index.vector_count == 5
+    hits = search(index, "class Discriminator forward", k=9, config=defaults)  # hybrid
+    assert any(h.chunk.kind == "code" and "Discriminator" in h.chunk.text for h in hits)
+    bm25 = defaults.model_copy(update={"retrieval": defaults.retrieval.model_copy(
+        update={"mode": "bm25"})})
+    top = [h.chunk for h in search(index, "class Discriminator forward", k=3, config=bm25)]
+    assert any(c.kind == "code" and "class Discriminator" in c.text for c in top)
+    # dense vectors for code: one setting away, and only the code vectors are added
+    wide = index_repo(repo, _cfg(), progress=False)
+    assert wide.vector_count == 9 and wide.summary.vectors_added == 4
 
 
 def test_unknown_kind_in_embedder_kinds_is_an_error(env) -> None:  # noqa: ANN001

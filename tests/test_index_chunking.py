@@ -69,7 +69,8 @@ def test_real_chunkers_index_and_one_file_edit(tmp_path, minilm) -> None:  # noq
     (repo / "eval.py").write_text(EVAL)
     (repo / "weights.bin").write_bytes(bytes(range(256)) * 4)
     cfg = load_config(overrides={"index.root": str(tmp_path / "idx"),
-                                 "index.cache_dir": str(tmp_path / "cache")})
+                                 "index.cache_dir": str(tmp_path / "cache"),
+                                 "embedder.kinds": []})  # vectors for every kind
     index = index_repo(repo, cfg, progress=False)
     s = index.summary
     assert s.files_by_kind == {"markdown": 1, "python": 2}

@@ -15,8 +15,8 @@ def test_index_cli_json_then_incremental(tmp_path, monkeypatch) -> None:  # noqa
     monkeypatch.setenv("RAGCODE_CACHE", str(tmp_path / "cache"))
     repo = make_repo(tmp_path / "demo")
     runner = CliRunner()
-    args = ["index", str(repo), "--out", str(tmp_path / "idx"), "--name", "d", "--json",
-            "--set", f"index.cache_dir={tmp_path / 'cache'}"]
+    args = ["index", str(repo), "--out", str(tmp_path / "idx"), "--name", "d",
+            "--set", "embedder.kinds=[]", "--json", "--set", f"index.cache_dir={tmp_path / 'cache'}"]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     s = json.loads(first.stdout)

@@ -43,6 +43,7 @@ def lines(path):
 def cfg(*extra, backend=ECHO):
     answer = json.dumps("```bash\npython train.py --dataset citeseer\n```")
     return load_config(overrides=[f"generation.llm.backend={backend}", "generation.n=2", "bench.setting=oracle",
+                                  "generation.check=[]",
                                   f"generation.llm.scripted_answers=[{answer}]", *extra])
 
 
