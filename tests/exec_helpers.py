@@ -68,3 +68,12 @@ def interpreter_for_other_uid() -> str:
         if Path(interp).exists() and usable_by_other_uid(interp, 200_000):
             return interp
     pytest.skip("no Python here that an unprivileged uid can run outside bubblewrap")
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """The fixture repository for an executed answer; fails the test if the answer changed it."""
+    repo = make_repo(tmp_path)
+    before = tree_hash(repo)
+    yield repo
+    assert tree_hash(repo) == before, "the repository checkout was modified"

@@ -10,7 +10,7 @@ import os
 import socket
 
 import pytest
-from exec_helpers import make_repo, tree_hash
+from exec_helpers import make_repo, repo  # repo: a fixture
 
 from ragcode.config import ExecutionConfig
 from ragcode.errors import ExecutionError
@@ -48,14 +48,6 @@ def docker_executor(image: str, **kw):
     cfg = dict(executor="docker", docker_images={"*": image}, timeout_s=5, memory_mb=256,
                disk_mb=32, docker_pids=64, docker_cpus=1.0)
     return load_executor(ExecutionConfig(**{**cfg, **kw}))
-
-
-@pytest.fixture
-def repo(tmp_path):
-    repo = make_repo(tmp_path)
-    before = tree_hash(repo)
-    yield repo
-    assert tree_hash(repo) == before, "the repository checkout was modified"
 
 
 def run(ex, repo, code, mode="bash", timeout=5.0, workdir="examples/gcn"):

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from exec_helpers import make_repo, processes_with, tree_hash
+from exec_helpers import processes_with, repo  # repo: a fixture
 from test_exec_docker import docker_executor, ours, run, sandbox
 
 pytestmark = pytest.mark.timeout(120)
@@ -21,14 +21,6 @@ def image():
     client, image = sandbox()
     yield image
     assert ours(client) == [], "a container was left behind"
-
-
-@pytest.fixture
-def repo(tmp_path):
-    repo = make_repo(tmp_path)
-    before = tree_hash(repo)
-    yield repo
-    assert tree_hash(repo) == before, "the repository checkout was modified"
 
 
 class Listener:

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from exec_helpers import interpreter_for_other_uid, make_repo, processes_with, tree_hash
+from exec_helpers import interpreter_for_other_uid, processes_with, repo  # repo: a fixture
 
 from ragcode.bench.scoring import ScoreContext, load_scorer
 from ragcode.config import ExecutionConfig, load_config
@@ -32,14 +32,6 @@ def executor(mode: str = "auto", **kw) -> LocalExecutor:
         kw["python"] = interpreter_for_other_uid()
     cfg = ExecutionConfig(isolation=mode, timeout_s=2, memory_mb=512, cpu_s=10, max_procs=64, **kw)
     return LocalExecutor(cfg)
-
-
-@pytest.fixture
-def repo(tmp_path):
-    repo = make_repo(tmp_path)
-    before = tree_hash(repo)
-    yield repo
-    assert tree_hash(repo) == before, "the repository checkout was modified"
 
 
 def run(ex: LocalExecutor, repo: Path, code: str, mode: str = "bash", timeout: float = 2.0, workdir="examples/gcn"):

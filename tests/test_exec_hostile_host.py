@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from exec_helpers import interpreter_for_other_uid, make_repo, processes_with, tree_hash
+from exec_helpers import interpreter_for_other_uid, processes_with, repo  # repo: a fixture
 
 from ragcode.config import ExecutionConfig
 from ragcode.errors import ExecutionError
@@ -36,14 +36,6 @@ def executor(**kw) -> LocalExecutor:
 
 def run(ex: LocalExecutor, repo: Path, code: str, mode: str = "bash", timeout: float = 3.0):
     return ex.run(ExecSpec(code=code, mode=mode, repo_dir=repo, workdir="examples/gcn", timeout_s=timeout))
-
-
-@pytest.fixture
-def repo(tmp_path):
-    repo = make_repo(tmp_path)
-    before = tree_hash(repo)
-    yield repo
-    assert tree_hash(repo) == before, "the repository checkout was modified"
 
 
 @pytest.fixture
