@@ -13,6 +13,7 @@ out when too little room is left.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -70,27 +71,31 @@ class _Piece:
         return head + "\n" + "\n".join(body_lines)
 
 
+# a piece's lines recur across candidates and across queries (the same README sections): the
+# markdown-it parse behind a fence mask and the markup stripping are kept process-wide
+@functools.lru_cache(maxsize=4096)
+def _mask(lines: tuple[str, ...]) -> list[bool]:
+    return fence_mask(list(lines))
+
+
+@functools.lru_cache(maxsize=4096)
+def _stripped(lines: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(strip_markup(list(lines)))
+
+
 class _Memo:
-    """What rendering a piece computes from its lines alone (markup stripped, fence mask, each
-    line's normalised form and words), kept for one ``pack`` call: the context is rendered
-    again for every candidate piece, mostly from the same lines."""
+    """What rendering a piece computes from its lines alone, kept for one ``pack`` call (each
+    line's normalised form and words) or process-wide (fence masks, markup stripped): the
+    context is rendered again for every candidate piece, mostly from the same lines."""
 
     def __init__(self) -> None:
-        self._stripped: dict[tuple[str, ...], list[str]] = {}
-        self._masks: dict[tuple[str, ...], list[bool]] = {}
         self._lines: dict[str, tuple[str, str, frozenset[str]]] = {}
 
     def stripped(self, lines: list[str]) -> list[str]:
-        key = tuple(lines)
-        if key not in self._stripped:
-            self._stripped[key] = strip_markup(lines)
-        return list(self._stripped[key])
+        return list(_stripped(tuple(lines)))
 
     def mask(self, lines: list[str]) -> list[bool]:
-        key = tuple(lines)
-        if key not in self._masks:
-            self._masks[key] = fence_mask(lines)
-        return self._masks[key]
+        return _mask(tuple(lines))
 
     def line(self, raw: str) -> tuple[str, str, frozenset[str]]:
         """(the line with blanks normalised, its stripped key, its lower-cased words)."""
