@@ -37,18 +37,11 @@ class StaticResult:
 @functools.lru_cache(maxsize=512)
 def _parser_flags(script: Path) -> frozenset[str] | None:
     """Option strings a script's parser accepts, or None when none can be read: the
-    ``Flag.option_strings()`` of the chunking stage's extractor (argparse, click, typer, absl)."""
-    try:
-        text = script.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    try:
-        from ragcode.chunking.scripts.flags import extract_flags
+    ``Flag.option_strings()`` of the chunking stage's extractor (argparse, click, typer, absl),
+    read once per file through the answer checks' cache (``ragcode.check.facts.script_flags``)."""
+    from ragcode.check.facts import script_flags
 
-        declared = extract_flags(text)
-    except Exception:  # noqa: BLE001 - an unreadable file: its flags are not judged
-        return None
-    flags = {s for f in declared for s in f.option_strings()}
+    flags = {s for f in script_flags(script) or [] for s in f.option_strings()}
     if not flags:
         return None
     flags.update({"-h", "--help"})

@@ -15,8 +15,6 @@ generated again.
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import re
 import time
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any
 from ragcode.check import CheckContext, Checker, Finding, check_answer, penalty
 from ragcode.check.repair import prompt_hash, repair_message
 from ragcode.check.select import annotate, rank
+from ragcode.fileio import append_line, read_lines, repair_tail
 from ragcode.generation.generate import sample_candidates, to_candidate
 from ragcode.generation.llm import LLM, Sampling
 from ragcode.types import Candidate
@@ -37,30 +36,20 @@ class Journal:
     def __init__(self, path: str | Path | None):
         self.path = Path(path) if path else None
         self.steps: dict[str, Any] = {}
-        if self.path is not None and self.path.exists():
-            raw = self.path.read_text(encoding="utf-8")
-            if raw and not raw.endswith("\n"):  # a torn last line from a kill: cut it off
-                raw = raw[: raw.rfind("\n") + 1]
-                self.path.write_text(raw, encoding="utf-8")
-            for line in raw.splitlines():
-                try:
-                    rec = json.loads(line)
+        if self.path is not None:
+            repair_tail(self.path)
+            for rec in read_lines(self.path):
+                if "step" in rec and "data" in rec:
                     self.steps[rec["step"]] = rec["data"]
-                except (ValueError, KeyError, TypeError):
-                    continue
 
     def get(self, step: str) -> Any:
         return self.steps.get(step)
 
     def put(self, step: str, data: Any) -> None:
         self.steps[step] = data
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"step": step, "data": data}) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            append_line(self.path, {"step": step, "data": data})
 
 
 def _draw(messages: list[dict[str, str]], meta: dict[str, Any], llm: LLM, n: int, sampling: Sampling,
