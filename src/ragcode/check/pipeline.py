@@ -22,7 +22,7 @@ from typing import Any
 
 from ragcode.check import CheckContext, Checker, Finding, check_answer, penalty
 from ragcode.check.repair import prompt_hash, repair_message
-from ragcode.check.select import annotate, rank
+from ragcode.check.select import annotate, rank, reannotate
 from ragcode.fileio import append_line, read_lines, repair_tail
 from ragcode.generation.generate import sample_candidates, to_candidate
 from ragcode.generation.llm import LLM, Sampling
@@ -120,8 +120,7 @@ def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext,
     if penalty(new_fs) >= penalty(fs):
         return cand, fs
     fixed = dataclasses.replace(cand, code=code)
-    out = annotate(fixed, new_fs, **{k: v for k, v in cand.metadata["check"].items()
-                                     if k not in ("findings", "penalty", "errors")})
+    out = reannotate(fixed, new_fs, cand)
     out.metadata["check"]["autofix"] = {"previous": cand.code, "pairs": [list(p) for p in pairs],
                                         "findings_before": [f.to_dict() for f in fs]}
     return out, new_fs
@@ -156,7 +155,6 @@ def _repair(best: Candidate, fs: list[Finding], messages: list[dict[str, str]], 
         if not accepted:
             break
         current, current_fs = new, new_fs
-    out = annotate(current, current_fs, **{k: v for k, v in best.metadata["check"].items()
-                                           if k not in ("findings", "penalty", "errors")})
+    out = reannotate(current, current_fs, best)
     out.metadata["check"]["repair"] = log
     return dataclasses.replace(out, sample_index=0)

@@ -36,6 +36,13 @@ def annotate(cand: Candidate, findings: list[Finding], **extra) -> Candidate:
     return dataclasses.replace(cand, metadata=meta)
 
 
+def reannotate(cand: Candidate, findings: list[Finding], like: Candidate) -> Candidate:
+    """``cand`` (a fixed or repaired answer) annotated with its own findings, keeping what
+    ``like``'s check record says about its place among the samples (agreement, rank...)."""
+    kept = {k: v for k, v in like.metadata["check"].items() if k not in ("findings", "penalty", "errors")}
+    return annotate(cand, findings, **kept)
+
+
 def rank(cands: list[Candidate], findings: list[list[Finding]]) -> list[Candidate]:
     """``cands`` best first (see the module doc); ``sample_index`` renumbered to the new order,
     the original kept as ``metadata.check.original_index``."""
