@@ -107,6 +107,21 @@ def test_text_calls_are_parsed_strictly():
     assert parse_text_call("<think><tool_call>{}</tool_call></think>done").error.startswith("no tool call")
 
 
+def test_a_call_in_a_json_fence_or_bare_is_read_under_the_same_rules():
+    # what the 1.5B Qwen writes when it forgets the tags: the object in a ```json fence
+    fenced = parse_text_call('```json\n{\n  "name": "search",\n  "arguments": {"query": "gcn", "k": 5}\n}\n```')
+    assert (fenced.name, fenced.arguments, fenced.error) == ("search", {"query": "gcn", "k": 5}, "")
+    bare = parse_text_call('{"name": "ls", "arguments": {}}')
+    assert (bare.name, bare.arguments, bare.error) == ("ls", {}, "")
+    assert "unexpected key(s) 'flags'" in parse_text_call(
+        '```json\n{"name": "cli", "arguments": {"script": "t.py"}, "flags": {}}\n```').error
+    two = '```json\n{"name": "ls", "arguments": {}}\n```\nthen\n```json\n{"name": "submit", "arguments": {}}\n```'
+    assert parse_text_call(two).error.startswith("2 tool calls")
+    # a fenced block that is not a call (a bash answer, a config) is no call
+    assert parse_text_call("```bash\npython train.py\n```").error.startswith("no tool call")
+    assert parse_text_call('```json\n{"lr": 0.1}\n```').error.startswith("no tool call")
+
+
 def test_paths_outside_the_repository_are_refused(gan, tmp_path):
     repo, cfg, index = gan
     (tmp_path / "secret.txt").write_text("TOP-SECRET\n")

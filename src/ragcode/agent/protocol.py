@@ -9,7 +9,12 @@
   one JSON object with exactly the keys ``name`` (a string) and ``arguments`` (an object); no
   block, two blocks, invalid JSON or other keys is a one-line error the model reads back as
   the step's observation. ``</tool_call>`` is a stop sequence, so a reply that ends inside the
-  block is closed. Results go back as user messages starting ``Result of NAME:``.
+  block is closed. Small models often write the same object in a fenced code block
+  (```` ```json {"name": ..., "arguments": ...} ``` ````) or bare instead: with no ``<tool_call>``
+  block, one fenced block (or the whole reply) that parses as a JSON object with a ``name`` is
+  read as the call, under the same rules (the 1.5B Qwen did so on every step of its first
+  episodes and never recovered from the error message). Results go back as user messages
+  starting ``Result of NAME:``.
 
 ``auto`` (``agent.protocol``) picks native where the backend has ``chat`` and text elsewhere.
 """
@@ -28,6 +33,7 @@ from ragcode.registry import Registry
 
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+_FENCE = re.compile(r"```[ \t]*(?:json|tool_call|tool)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
 
 INTRO = """\
 You are an expert machine-learning engineer working inside a cloned GitHub repository. Your job:
@@ -104,7 +110,7 @@ def parse_text_call(reply: str) -> Call:
     """The one tool call of a text-protocol reply, strictly: anything else is a ``Call`` whose
     ``error`` says what was wrong and how to write it."""
     text = _THINK.sub("", reply or "")
-    blocks = _BLOCK.findall(text)
+    blocks = _BLOCK.findall(text) or _fenced_calls(text)
     if not blocks:
         return Call(error='no tool call found; reply with one <tool_call>{"name": ..., "arguments": '
                           '{...}}</tool_call> block (submit gives the final answer)')
@@ -128,6 +134,21 @@ def parse_text_call(reply: str) -> Call:
     if "arguments" not in obj:
         return Call(name=name, error=f'the tool call needs "arguments": an object (use {{}} for none)')
     return Call(name=name, arguments=obj["arguments"])
+
+
+def _fenced_calls(text: str) -> list[str]:
+    """Bodies of fenced blocks (or of the whole reply) that parse as a JSON object with a
+    ``name``: a tool call written without the ``<tool_call>`` tags."""
+    bodies = _FENCE.findall(text) or [text]
+    out = []
+    for body in bodies:
+        try:
+            obj = json.loads(body.strip())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and "name" in obj:
+            out.append(body)
+    return out
 
 
 class NativeProtocol:
