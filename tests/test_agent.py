@@ -73,7 +73,7 @@ def test_malformed_calls_and_an_unknown_tool_get_errors_back_and_the_episode_goe
         '<tool_call>{"name": "ls", "arguments": {}, "why": 1}</tool_call>',  # extra key
         '<tool_call>{"name": "open"}</tool_call>',                        # no arguments
         call("open", path=3),                                             # wrong type
-        call("open", path="README.md", colour="red"),                     # unknown argument
+        call("open", path="README.md", colour="red", end=2),              # unknown argument: runs
         call("search", query="gan", k="5"),                               # "5" is not an integer
         call("grep", pattern="lr"),                                       # unknown tool
         call("ls", path="implementations"),
@@ -83,15 +83,18 @@ def test_malformed_calls_and_an_unknown_tool_get_errors_back_and_the_episode_goe
     cand = solve(INSTRUCTION, index=index, config=cfg, llm=StepScriptedLLM(answers=replies))
     steps = cand.metadata["trajectory"]
     errors = [s["error"] for s in steps[:9]]
+    # an argument the tool does not take is left out and named; the call itself runs
+    assert errors[6] == "" and steps[6]["observation"].startswith("(ignored unknown argument(s) 'colour'")
+    assert "open(path: string" in steps[6]["observation"] and "1| # Tiny GAN zoo" in steps[6]["observation"]
+    errors = errors[:6] + errors[7:]
     assert "no tool call found" in errors[0]
     assert "not valid JSON" in errors[1] and "line 1 column 2" in errors[1]
     assert "2 tool calls in one reply" in errors[2]
     assert "unexpected key(s) 'why'" in errors[3]
     assert 'needs "arguments"' in errors[4]
     assert "path must be a string, got an integer 3" in errors[5]
-    assert "unknown argument(s) 'colour'" in errors[6] and "open(path: string" in errors[6]
-    assert "k must be an integer, got a string '5'" in errors[7]
-    assert "unknown tool 'grep'" in errors[8] and "search, open, ls, cli, check, submit" in errors[8]
+    assert "k must be an integer, got a string '5'" in errors[6]
+    assert "unknown tool 'grep'" in errors[7] and "search, open, ls, cli, check, submit" in errors[7]
     assert all(len(e.splitlines()) == 1 and len(e) < 300 for e in errors)  # short, one line
     assert steps[9]["error"] == "" and "dcgan/" in steps[9]["observation"]
     assert cand.code == EXPECTED and cand.metadata["agent"]["source"] == "submit"
@@ -295,3 +298,30 @@ def test_search_k_defaults_to_the_configured_value(gan):
     steps = solve(INSTRUCTION, index=index, config=cfg, llm=llm).metadata["trajectory"]
     assert [len(s["chunk_ids"]) for s in steps[:2]] == [2, 3]
     assert "search(query: string, k: integer = 2)" in llm.calls[0][0]["content"]
+
+
+def test_the_task_message_carries_the_retrieved_context_once_and_context_chars_0_leaves_it_out(gan):
+    repo, cfg, index = gan
+    from ragcode.agent.loop import task_message
+    from ragcode.types import Context
+
+    calls = []
+
+    def retrieve():
+        calls.append(1)
+        return Context(text="### README.md:1-3\nRun `python dcgan.py --n_epochs 5`.\n" + "x\n" * 50,
+                       chunk_ids=("README.md:1-3:markdown:aa",), budget=6000)
+
+    llm = StepScriptedLLM(answers=[call("submit", answer=EXPECTED)])
+    from ragcode.agent.loop import run_episode
+    from ragcode.agent.tools import AgentEnv
+    env = AgentEnv(repo, index, cfg, ".", INSTRUCTION, repo.name)
+    cfg.agent.context_chars = 6000
+    run_episode(INSTRUCTION, env, llm, cfg, context=retrieve)
+    first = user_texts(llm.calls[0])[0]
+    assert first.startswith(f"Task: {INSTRUCTION}") and "python dcgan.py --n_epochs 5" in first
+    assert calls == [1]  # retrieved once, for the message (a fallback would reuse it)
+    short = task_message(INSTRUCTION, retrieve, 40)
+    assert "README.md:1-3" in short and "--n_epochs 5" not in short and short.endswith("[...]")
+    assert task_message(INSTRUCTION, retrieve, 0) == f"Task: {INSTRUCTION}"
+    assert task_message(INSTRUCTION, None, 6000) == f"Task: {INSTRUCTION}"

@@ -301,6 +301,9 @@ class AgentConfig(_Section):
     max_observation_chars: Positive = 3000  # a longer tool result is cut; open pages long files
     reply_tokens: Positive = 512  # most tokens of one reply
     search_k: Annotated[int, Field(ge=1, le=20)] = 5  # search's k when the model gives none
+    # the task's retrieved context (the single-shot one) shown with the task, cut to this many
+    # characters, so a model starts from what a single prompt would see; 0 = tools only
+    context_chars: NonNegative = 6000
 
 
 class ScaleConfig(_Section):  # how work is spread (ragcode.scale); not part of Config.hash

@@ -42,6 +42,8 @@ def run_episode(instruction: str, env: AgentEnv, llm: LLM, config: Any,
     """Episode ``episode`` of ``instruction`` (resumed from ``trajectory`` where it has steps);
     ``context`` (or a function returning it) is the retrieved context a fallback answer uses."""
     agent = config.agent
+    if callable(context):  # retrieved once, for the task message and a fallback answer
+        context = _once(context)
     tools = load_tools(tuple(agent.tools), agent.search_k)
     protocol = choose_protocol(agent.protocol, llm)
     base = Sampling.from_config(config.generation.llm)
@@ -60,7 +62,7 @@ def run_episode(instruction: str, env: AgentEnv, llm: LLM, config: Any,
         return _candidate(state.final["text"], episode, state.final["metadata"], steps)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": protocol.system_prompt(tools, agent.max_steps)},
-        {"role": "user", "content": f"Task: {instruction}"}]
+        {"role": "user", "content": task_message(instruction, context, agent.context_chars)}]
     for rec in steps:
         messages += [rec["assistant"], *rec["feedback"]]
     used_tokens = sum(r["tokens"]["prompt"] + r["tokens"]["completion"] for r in steps)
@@ -105,6 +107,31 @@ def run_episode(instruction: str, env: AgentEnv, llm: LLM, config: Any,
     traj.append({"type": "final", "episode": episode, "stop": stop, "source": meta["agent"]["source"],
                  "text": text, "metadata": meta})
     return _candidate(text, episode, meta, steps)
+
+
+def _once(fn: Callable[[], "Context | None"]) -> Callable[[], "Context | None"]:
+    box: list[Context | None] = []
+
+    def get() -> Context | None:
+        if not box:
+            box.append(fn())
+        return box[0]
+    return get
+
+
+def task_message(instruction: str, context: ContextSource, chars: int) -> str:
+    """The first user message: the task, and (``chars`` > 0) its retrieved context, cut there."""
+    text = f"Task: {instruction}"
+    if chars <= 0 or context is None:
+        return text
+    ctx = context() if callable(context) else context
+    found = (ctx.text if ctx is not None else "").strip()
+    if not found:
+        return text
+    if len(found) > chars:
+        found = found[:chars].rsplit("\n", 1)[0] + "\n[...]"
+    return (f"{text}\n\nWhat a search of the repository found for this task (search, open "
+            f"and cli show more):\n{found}")
 
 
 def execute(calls: list[Call], tools: dict[str, Tool], env: AgentEnv) -> tuple[list[str], Observation | None]:

@@ -10,7 +10,7 @@ model as the step's observation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 _REQUIRED = object()
@@ -75,11 +75,6 @@ class Tool:
         """The call's arguments checked against the parameters, defaults filled in."""
         if not isinstance(arguments, dict):
             raise ToolCallError(f"{self.name}: arguments must be a JSON object, got {_json_type(arguments)}")
-        known = {p.name for p in self.params}
-        extra = sorted(set(arguments) - known)
-        if extra:
-            raise ToolCallError(f"{self.name}: unknown argument(s) {', '.join(map(repr, extra))}; "
-                                f"it takes {self.signature()}")
         out: dict[str, Any] = {}
         for p in self.params:
             if p.name not in arguments:
@@ -94,10 +89,25 @@ class Tool:
             out[p.name] = value
         return out
 
+    def unknown(self, arguments: dict[str, Any]) -> list[str]:
+        """Argument names the tool does not take."""
+        known = {p.name for p in self.params}
+        return sorted(set(arguments) - known)
+
     def __call__(self, env: Any, arguments: Any) -> Observation:
         """``fn(env, **arguments)``; ``env`` is whatever the tools take (the built-in tools: a
-        ``ragcode.agent.tools.AgentEnv``, not imported here: tools imports this module)."""
-        return self.fn(env, **self.bind(arguments))
+        ``ragcode.agent.tools.AgentEnv``, not imported here: tools imports this module).
+        Arguments the tool does not take are left out and named at the top of the result
+        (small models add a ``flags`` object to ``cli``; refusing the whole call cost them
+        step after step), so a call with the right required arguments always runs."""
+        bound = self.bind(arguments)
+        extra = self.unknown(arguments)
+        obs = self.fn(env, **bound)
+        if extra:
+            note = (f"(ignored unknown argument(s) {', '.join(map(repr, extra))}: "
+                    f"it takes {self.signature()})\n")
+            obs = replace(obs, text=note + obs.text)
+        return obs
 
 
 def _json_type(value: Any) -> str:
