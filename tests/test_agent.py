@@ -120,9 +120,21 @@ def test_a_call_in_a_json_fence_or_bare_is_read_under_the_same_rules():
         '```json\n{"name": "cli", "arguments": {"script": "t.py"}, "flags": {}}\n```').error
     two = '```json\n{"name": "ls", "arguments": {}}\n```\nthen\n```json\n{"name": "submit", "arguments": {}}\n```'
     assert parse_text_call(two).error.startswith("2 tool calls")
-    # a fenced block that is not a call (a bash answer, a config) is no call
-    assert parse_text_call("```bash\npython train.py\n```").error.startswith("no tool call")
+    # a fenced JSON object that is not a call (a config) is no call
     assert parse_text_call('```json\n{"lr": 0.1}\n```').error.startswith("no tool call")
+
+
+def test_a_reply_that_answers_in_one_code_block_and_calls_no_tool_is_a_submit():
+    # the 1.5B's first reply was often its single-shot answer, without any call
+    sub = parse_text_call("Here it is:\n```bash\npython train.py --dataset citeseer --gpu 1\n```")
+    assert (sub.name, sub.error) == ("submit", "")
+    assert sub.arguments == {"answer": "```bash\npython train.py --dataset citeseer --gpu 1\n```"}
+    py = parse_text_call("```py\nimport dgl\nprint(dgl.__version__)\n```")
+    assert py.name == "submit" and py.arguments["answer"].startswith("```python\nimport dgl")
+    # two answer blocks, an empty one, or prose: still no call
+    assert parse_text_call("```bash\nls\n```\nor\n```bash\npwd\n```").error.startswith("no tool call")
+    assert parse_text_call("```bash\n\n```").error.startswith("no tool call")
+    assert parse_text_call("I will just answer: python dcgan.py").error.startswith("no tool call")
 
 
 def test_paths_outside_the_repository_are_refused(gan, tmp_path):

@@ -120,3 +120,16 @@ def test_chat_returns_content_tool_calls_and_usage(tmp_path):
     assert (out.prompt_tokens, out.completion_tokens) == (101, 7)
     body = srv.requests[0]
     assert "tools" not in body and body["max_tokens"] == 9 and body["seed"] == 3 and body["n"] == 1
+
+
+def test_a_native_reply_that_answers_in_a_code_block_without_a_call_is_its_submission(tmp_path):
+    repo, cfg, index = gan_index(tmp_path)
+    command = EXPECTED
+    replies = [{"content": None, "tool_calls": [tool_call(1, "ls", {})]},
+               {"content": f"This runs it:\n```bash\n{command}\n```"}]
+    with ToolServer(replies) as srv:
+        cand = solve(INSTRUCTION, index=index, config=cfg, llm=_llm(srv.url))
+    assert len(srv.requests) == 2 and cand.code.strip() == command.strip()
+    agent = cand.metadata["agent"]
+    assert (agent["stop"], agent["source"], agent["steps"]) == ("submitted", "submit", 2)
+    assert cand.metadata["trajectory"][1]["call"]["name"] == "submit"

@@ -16,6 +16,11 @@
   episodes and never recovered from the error message). Results go back as user messages
   starting ``Result of NAME:``.
 
+Under both protocols a reply that calls no tool but gives an answer in a ``bash``/``sh``/
+``python`` code block is taken as ``submit`` of that block (``answer_call``): that is how chat
+models end a task, and the 1.5B's first reply was often exactly the single-shot answer, which
+the old error message threw away.
+
 ``auto`` (``agent.protocol``) picks native where the backend has ``chat`` and text elsewhere.
 """
 
@@ -33,6 +38,8 @@ from ragcode.registry import Registry
 
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+_ANSWER_FENCE = re.compile(r"```[ \t]*(bash|sh|shell|console|python|py)[ \t]*\n(.*?)(?:```|\Z)",
+                           re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```[ \t]*(?:json|tool_call|tool)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
 
 INTRO = """\
@@ -112,6 +119,9 @@ def parse_text_call(reply: str) -> Call:
     text = _THINK.sub("", reply or "")
     blocks = _BLOCK.findall(text) or _fenced_calls(text)
     if not blocks:
+        answer = answer_call(text)
+        if answer is not None:
+            return answer
         return Call(error='no tool call found; reply with one <tool_call>{"name": ..., "arguments": '
                           '{...}}</tool_call> block (submit gives the final answer)')
     if len(blocks) > 1:
@@ -134,6 +144,19 @@ def parse_text_call(reply: str) -> Call:
     if "arguments" not in obj:
         return Call(name=name, error=f'the tool call needs "arguments": an object (use {{}} for none)')
     return Call(name=name, arguments=obj["arguments"])
+
+
+def answer_call(text: str) -> Call | None:
+    """``submit`` of the code block of a reply that calls no tool but answers (one
+    ``bash``/``sh``/``python`` block, kept with its fence so the answer type stays readable)."""
+    blocks = [(lang.lower(), body) for lang, body in _ANSWER_FENCE.findall(_THINK.sub("", text or ""))
+              if body.strip()]
+    if len(blocks) != 1:
+        return None
+    lang, body = blocks[0]
+    lang = "python" if lang in ("python", "py") else "bash"
+    return Call(name="submit", arguments={"answer": f"```{lang}\n{body.strip()}\n```"}, id="",
+                error="")
 
 
 def _fenced_calls(text: str) -> list[str]:
@@ -180,7 +203,9 @@ class NativeProtocol:
                 continue
             calls.append(Call(c.name, args, c.id))
         if not calls:
-            calls = [Call(error="no tool call in the reply; call a tool (submit gives the final answer)")]
+            answer = answer_call(reply.content or "")
+            calls = [answer if answer is not None else
+                     Call(error="no tool call in the reply; call a tool (submit gives the final answer)")]
         prompt = reply.prompt_tokens if reply.prompt_tokens is not None else \
             sum(count_message(llm, m) for m in messages)
         completion = reply.completion_tokens if reply.completion_tokens is not None else \
