@@ -1,5 +1,8 @@
 """Fixtures shared by the test files: ML-Bench-shaped task files on fixture repositories, and the
 real ML-Bench data, which is opt-in (``RAGCODE_MLBENCH_DATA=DIR``; never read by an absolute path).
+Exported models (the ONNX embedder of the default ``embedder.backend: auto``) go to one folder per
+test session (``$RAGCODE_MODELS``), so the 10-20 s export runs at most once although tests set
+``RAGCODE_CACHE`` per test.
 
 The builders behind them live in ``bench_helpers`` (task records, JSONL files, the dgl-named bench
 repository), ``retrieval_helpers`` (a GAN repository and its two tasks) and ``ablation_helpers``
@@ -20,6 +23,19 @@ from retrieval_helpers import make_gan_repo
 from retrieval_helpers import write_tasks as write_gan_tasks
 
 MLBENCH_DATA_ENV = "RAGCODE_MLBENCH_DATA"  # a folder with dev.jsonl and reference_outputs/
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_models(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    """``$RAGCODE_MODELS`` for the whole session (subprocesses inherit it): one fresh folder."""
+    folder = tmp_path_factory.mktemp("models")
+    before = os.environ.get("RAGCODE_MODELS")
+    os.environ["RAGCODE_MODELS"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("RAGCODE_MODELS", None)
+    else:
+        os.environ["RAGCODE_MODELS"] = before
 
 
 @pytest.fixture

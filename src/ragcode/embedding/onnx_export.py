@@ -7,9 +7,16 @@ torch's TorchScript exporter, so no hub and no ``optimum`` are needed; int8 is o
 dynamic quantisation of the MatMul weights, per channel (per-tensor int8 moved MiniLM's vectors
 to a cosine of 0.93 with the float ones, per channel keeps them at 0.99).
 
-Exports live in ``<cache>/onnx/<folder>/`` where the folder name digests the model folder's
-path, its weight file's size and mtime and ``EXPORT_VERSION``: a changed model is exported again.
-Writers take a lock and move finished files into place, so two processes never see half a file.
+Exports live in ``<models>/onnx/<folder>/``, where ``<models>`` is ``$RAGCODE_MODELS`` or else
+``<cache>/models`` (``$RAGCODE_CACHE`` or ``~/.cache/ragcode``: where the GGUF models of
+``ragcode.generation.models`` are assembled too), so every embedding cache shares one export; the
+folder name digests the model folder's path, its weight file's size and mtime and
+``EXPORT_VERSION``: a changed model is exported again. Writers take a lock and move finished
+files into place, so two processes never see half a file.
+
+``exportable(model_path)`` answers, from the folder's ``modules.json`` alone (nothing is loaded),
+whether the exporter supports a model: the test ``embedder.backend: auto`` makes before it picks
+``onnx``.
 """
 
 from __future__ import annotations
@@ -32,14 +39,49 @@ EXPORT_VERSION = 1
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 
 
+MODELS_ENV = "RAGCODE_MODELS"
+
+
 def default_cache_dir() -> Path:
     from ragcode.config import IndexConfig
 
     return Path(IndexConfig().cache_dir).expanduser()
 
 
-def export_dir(model_path: str, cache_dir: Path | None = None) -> Path:
-    """Where the ONNX files of the model folder ``model_path`` go."""
+def models_dir() -> Path:
+    """Exported and assembled models: ``$RAGCODE_MODELS``, else ``<cache>/models``."""
+    env = os.environ.get(MODELS_ENV, "")
+    return Path(env).expanduser() if env else default_cache_dir() / "models"
+
+
+def exportable(model_path: str) -> str | None:
+    """``None`` when the exporter supports the local folder ``model_path`` (tokenizer.json,
+    Transformer + mean/CLS Pooling + optional Normalize in ``modules.json``); else why not. Read
+    from the folder's JSON files only, the same rule ``_export`` applies to the loaded modules."""
+    folder = Path(model_path)
+    if not folder.is_dir():
+        return f"{model_path!r} is not a local model folder"
+    if not (folder / "tokenizer.json").is_file():
+        return f"{model_path} has no tokenizer.json"
+    try:
+        modules = json.loads((folder / "modules.json").read_text())
+        kinds = [str(m["type"]).rsplit(".", 1)[-1] for m in modules]
+        pooling = json.loads((folder / modules[1]["path"] / "config.json").read_text()) \
+            if kinds[1:2] == ["Pooling"] else {}
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        return f"{model_path} has no readable modules.json / pooling config ({exc})"
+    mode = pooling.get("pooling_mode") or _pooling_mode_of(pooling)
+    if isinstance(mode, list):
+        mode = mode[0] if len(mode) == 1 else None
+    if kinds[:1] != ["Transformer"] or kinds[1:2] != ["Pooling"] or mode not in {"mean", "cls"} \
+            or any(k != "Normalize" for k in kinds[2:]):
+        return f"{model_path} has modules {kinds} (pooling {mode!r})"
+    return None
+
+
+def export_dir(model_path: str, root: Path | None = None) -> Path:
+    """Where the ONNX files of the model folder ``model_path`` go (under ``root``, default
+    ``models_dir()``)."""
     folder = Path(model_path).resolve()
     stamp = [str(folder), f"v{EXPORT_VERSION}"]
     for name in _WEIGHTS:
@@ -50,7 +92,7 @@ def export_dir(model_path: str, cache_dir: Path | None = None) -> Path:
             break
     digest = hashlib.sha256("\0".join(stamp).encode()).hexdigest()[:16]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", folder.parent.name + "-" + folder.name)[-60:]
-    return (cache_dir or default_cache_dir()) / "onnx" / f"{slug}-{digest}"
+    return (root or models_dir()) / "onnx" / f"{slug}-{digest}"
 
 
 @contextlib.contextmanager
@@ -64,9 +106,9 @@ def _locked(folder: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def ensure_onnx(model_path: str, int8: bool, cache_dir: Path | None = None) -> Path:
+def ensure_onnx(model_path: str, int8: bool, root: Path | None = None) -> Path:
     """The ONNX file for ``model_path`` (exported on first use); the int8 one when ``int8``."""
-    folder = export_dir(model_path, cache_dir)
+    folder = export_dir(model_path, root)
     fp32, q8 = folder / "model.onnx", folder / "model-int8.onnx"
     target = q8 if int8 else fp32
     if target.exists():
@@ -140,12 +182,14 @@ def _export(model_path: str, folder: Path, dest: Path) -> None:
 def _pooling_mode(pooling: object) -> str | None:
     if pooling is None:
         return None
-    cfg = getattr(pooling, "get_config_dict", lambda: {})()
-    if cfg.get("pooling_mode_mean_tokens"):
-        return "mean"
-    if cfg.get("pooling_mode_cls_token"):
-        return "cls"
-    return None
+    return _pooling_mode_of(getattr(pooling, "get_config_dict", lambda: {})())
+
+
+def _pooling_mode_of(cfg: dict) -> str | None:
+    """``mean`` or ``cls`` when that is the only pooling mode switched on in a Pooling config."""
+    on = [k for k, v in cfg.items() if k.startswith("pooling_mode_") and v is True]
+    return {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls"}.get(
+        on[0]) if len(on) == 1 else None
 
 
 def _quantize(src: Path, dest: Path) -> None:
@@ -153,7 +197,8 @@ def _quantize(src: Path, dest: Path) -> None:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
         raise ModelUnavailableError(
-            f"int8 quantisation needs onnxruntime and onnx: pip install 'ragcode[onnx]' ({exc})")
+            f"int8 quantisation needs onnxruntime and onnx (dependencies of ragcode): pip install "
+            f"onnxruntime onnx ({exc})")
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
     root = logging.getLogger()
     was, root.disabled = root.disabled, True  # it logs a pre-processing hint at WARNING

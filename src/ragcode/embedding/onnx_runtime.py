@@ -1,14 +1,15 @@
 """``onnx`` and ``onnx-int8`` backends: a sentence-transformers model run by onnxruntime.
 
-``embedder.backend: onnx-int8`` (or ``onnx``) with any local sentence-transformers folder or
-``minilm``: the model is exported once into the cache (``onnx_export.ensure_onnx``, offline,
-from the packaged weights) and then run without torch: the ``tokenizers`` library tokenises
-(``tokenizer.json`` of the model folder, truncated to ``max_seq_length`` like
-sentence-transformers does), onnxruntime runs the pooled graph, numpy normalises. Needs the
-optional extra ``pip install 'ragcode[onnx]'`` (onnxruntime, onnx).
+``embedder.backend: onnx`` (what the default ``auto`` picks for ``minilm``, see
+``ragcode.embedding``) or ``onnx-int8``, with any local sentence-transformers folder the exporter
+supports: the model is exported once into the models folder (``onnx_export.ensure_onnx``,
+offline, from the packaged weights) and then run without torch: the ``tokenizers`` library
+tokenises (``tokenizer.json`` of the model folder, truncated to ``max_seq_length`` like
+sentence-transformers does), onnxruntime runs the pooled graph, numpy normalises. onnxruntime and
+onnx are base dependencies.
 
-Vectors differ from the torch backend's (fp32: cosine 1.000 to them; int8: about 0.99), so the
-backend is part of the embedder's ``name``: an index built with one is refused by another.
+fp32 vectors agree with the torch backend's (cosine >= 0.9999), int8 ones to about 0.99; the
+backend is part of the embedder's ``name`` all the same, so an index records which one made it.
 """
 
 from __future__ import annotations
@@ -34,15 +35,16 @@ ONNX_BACKENDS = ("onnx", "onnx-int8")
 class OnnxEmbedder:
     """Batched (texts sorted by length), truncated, normalised embeddings via onnxruntime."""
 
-    def __init__(self, cfg: EmbedderConfig, cache_dir: Path | None = None):
+    def __init__(self, cfg: EmbedderConfig, root: Path | None = None):
         ensure_offline_default()
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise ModelUnavailableError(
-                f"embedder backend {cfg.backend!r} needs onnxruntime: pip install "
-                f"'ragcode[onnx]' ({exc}); or use embedder.backend=sentence-transformers") from None
+                f"embedder backend {cfg.backend!r} needs onnxruntime (a dependency of ragcode: "
+                f"pip install onnxruntime onnx) ({exc}); or use "
+                "embedder.backend=sentence-transformers") from None
         from ragcode.embedding.onnx_export import ensure_onnx
 
         self.cfg = cfg
@@ -55,7 +57,7 @@ class OnnxEmbedder:
                 f"{self.model_path!r} has none (use embedder.model=minilm or "
                 "embedder.backend=sentence-transformers)")
         self.onnx_path = ensure_onnx(self.model_path, int8=cfg.backend == "onnx-int8",
-                                     cache_dir=cache_dir)
+                                     root=root)
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=self.max_length(folder))
         self.tokenizer.no_padding()

@@ -49,7 +49,8 @@ def connect(address: str, cpus: int) -> tuple[Any, bool]:
             # workers import what the driver can: its sys.path (a checkout, a tests folder)
             paths = [p for p in sys.path if p and os.path.isdir(p)]
             env = {"PYTHONPATH": os.pathsep.join(paths)}
-            for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "RAGCODE_CACHE"):
+            for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "RAGCODE_CACHE",
+                         "RAGCODE_MODELS"):
                 if name in os.environ:
                     env[name] = os.environ[name]
             ray.init(num_cpus=cpus or os.cpu_count(), include_dashboard=False,
