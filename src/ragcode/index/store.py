@@ -36,6 +36,22 @@ def resolve_index_dir(name_or_path: str | Path, config: Config | None = None) ->
     return root / check_index_name(str(name_or_path))
 
 
+def settle_config(config: Config, manifest: Manifest | None) -> Config:
+    """``config`` with ``embedder.backend: auto`` made concrete for the index ``manifest``
+    describes (``None``: a new one): the fp32 backend that built it, else auto's pick
+    (``ragcode.embedding.settle``). Every other config is returned as given."""
+    from ragcode.embedding import AUTO, settle
+
+    if config.embedder.backend != AUTO:
+        return config
+    name = backend = None
+    if manifest is not None:
+        name = manifest.embedder.name
+        backend = (manifest.embedder.config or {}).get("backend") or \
+            {"st": "sentence-transformers", "onnx": "onnx"}.get(name.split(":", 1)[0])
+    return config.model_copy(update={"embedder": settle(config.embedder, name, backend)})
+
+
 def check_embedder(index_dir: Path, manifest: Manifest, cfg: EmbedderConfig) -> None:
     """Refuse an index whose vectors came from another embedder than ``cfg`` names."""
     from ragcode.embedding import embedder_key
@@ -180,7 +196,8 @@ class Index:
 def load_index(name_or_path: str | Path, config: Config | None = None) -> Index:
     """Open the index named ``name_or_path`` (under ``config.index.root``) or at that folder.
 
-    With ``config``, its embedder must be the one the index was built with. Without, the config
+    With ``config``, its embedder must be the one the index was built with (``auto`` takes the
+    index's backend when it is torch or fp32 ONNX, see ``settle_config``). Without, the config
     recorded in the manifest is used.
     """
     if isinstance(name_or_path, Index):
@@ -193,8 +210,8 @@ def open_index_dir(index_dir: Path, config: Config | None = None) -> Index:
     for attempt in (1, 2):
         manifest = read_manifest(index_dir)
         if config is not None:
-            check_embedder(index_dir, manifest, config.embedder)
-            cfg = config
+            cfg = settle_config(config, manifest)
+            check_embedder(index_dir, manifest, cfg.embedder)
         else:
             try:
                 cfg = Config.model_validate(manifest.config)
