@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from pathlib import Path
 
 import pytest
 from ablation_helpers import CountingGeneration, CountingRetrieval, make_world
@@ -320,3 +321,28 @@ def test_default_retrieval_stage_records_the_hits_and_context_of_one_ranking(tmp
         assert r.ranked_ids == tuple(h.chunk.id for h in search(index, r.task.instruction,
                                                                 cfg.retrieval.k, cfg))
         assert r.context == retrieve_context(index, r.task.instruction, cfg).text
+
+
+def test_the_agent_preset_runs_single_checked_and_agent_cells(world):
+    repos, tasks, tmp = world
+    preset = load_grid(Path(__file__).parents[1] / "configs" / "ablation" / "agent.yaml")
+    assert [c.name for c in preset.expand()] == ["single", "checked", "agent"]
+    good = "```bash\npython3 train.py --dataset citeseer --dataset pubmed --epochs 50 --task_name=MRPC \n```"
+    spec = grid_from_dict({
+        "measure": "generation", "execute": False,
+        "set": {**RETRIEVAL_GRID["set"], "generation.llm.backend": "scripted",
+                "generation.llm.scripted_answers": [good]},
+        "cells": [{"name": c["name"], "set": c["set"]} for c in
+                  [{"name": "single", "set": {"generation.n": 1, "generation.check": []}},
+                   {"name": "checked", "set": {"generation.check": ["bash", "python", "coverage"]}},
+                   {"name": "agent", "set": {"bench.setting": "agent", "generation.n": 1}}]],
+    })
+    result = run_grid(spec, tasks, repos, tmp / "a", progress=False, report=False)
+    rows = {r["cell"]: r for r in result.rows}
+    assert set(rows) == {"single", "checked", "agent"}
+    assert all(r["pass@1"] == 1.0 for r in rows.values())  # the scripted answer is right
+    # the agent cell ran episodes: its reply (one bash block, no call) was the submission
+    trajectories = list((tmp / "a" / "runs").glob("*/trajectories/*.jsonl"))
+    assert len(trajectories) == len(tasks)
+    final = [json.loads(x) for x in trajectories[0].read_text().splitlines()][-1]
+    assert final["type"] == "final" and final["stop"] == "submitted"

@@ -109,7 +109,9 @@ def bench_generation(
     for r in retrievals:
         rec = done.get(r.task.key)
         if rec is None:
-            generate = generate or default_generate_fn(config, repos_dir=repos, rounds_dir=run_dir / "rounds")
+            generate = generate or default_generate_fn(
+                config, repos_dir=repos, rounds_dir=run_dir / "rounds",
+                index_name=lambda folder: index_name(folder, config))  # an agent cell's index
             context = Context(text=r.context, chunk_ids=r.context_ids, budget=config.context.budget,
                               unit=config.context.unit, query=r.task.instruction)
             candidates = generate(r.task, context)

@@ -32,9 +32,12 @@ def trajectory_file(run_dir: str | Path, task_key: str) -> Path:
 
 
 def agent_generate_fn(config: Any, llm: Any, repos_dir: str | Path, run_dir: str | Path,
-                      locate: Locator | str = "mlbench") -> Callable[[Task, "Context | None"], list[Candidate]]:
+                      locate: Locator | str = "mlbench", index_name: Callable[[str], str] | None = None,
+                      ) -> Callable[[Task, "Context | None"], list[Candidate]]:
     """The runner's ``generate(task, context)`` for the agent setting; ``locate`` finds a task's
-    repository folder under ``repos_dir`` (see the module doc)."""
+    repository folder under ``repos_dir`` (see the module doc); ``index_name(folder)`` names its
+    index under ``index.root`` (default: the folder's name, as ``mlbench run`` builds them; an
+    ablation names them per chunking + embedder setting)."""
     from ragcode.agent.loop import run_episode
     from ragcode.agent.tools import AgentEnv
     from ragcode.agent.trajectory import Trajectory
@@ -46,7 +49,7 @@ def agent_generate_fn(config: Any, llm: Any, repos_dir: str | Path, run_dir: str
     def generate(task: Task, context: Context | None) -> list[Candidate]:
         repo_dir, folder = find(task, Path(repos_dir))
         if folder not in indexes:
-            indexes[folder] = load_index(folder, config)
+            indexes[folder] = load_index(index_name(folder) if index_name else folder, config)
         env = AgentEnv(repo_dir, indexes[folder], config, task.path or ".", task.instruction, folder)
         path = trajectory_file(run_dir, task.key)
         traj = Trajectory(path)

@@ -69,10 +69,12 @@ def _check_or_write_run_json(out: Path, config: Config) -> None:
 
 
 def default_generate_fn(config: Config, llm: Any = None, repos_dir: str | Path | None = None,
-                        rounds_dir: Path | None = None) -> GenerateFn:
+                        rounds_dir: Path | None = None, index_name: Any = None) -> GenerateFn:
     """Answers through ``generate_from_config``; with ``generation.check`` each task's answers
     are checked in its repository folder (``repos_dir``) and its finished sampling / repair
-    steps journalled under ``rounds_dir`` so a killed run resumes mid-task."""
+    steps journalled under ``rounds_dir`` so a killed run resumes mid-task. ``bench.setting:
+    agent`` runs episodes instead (``ragcode.agent.bench``), over the index ``index_name(folder)``
+    names (default: the repository folder's name)."""
     from ragcode.answering import generate_from_config
     from ragcode.generation.llm import load_llm
 
@@ -80,7 +82,8 @@ def default_generate_fn(config: Config, llm: Any = None, repos_dir: str | Path |
     if config.bench.setting == "agent" and repos_dir is not None and rounds_dir is not None:
         from ragcode.agent.bench import agent_generate_fn
 
-        return agent_generate_fn(config, model, repos_dir, rounds_dir.parent)  # the run folder
+        return agent_generate_fn(config, model, repos_dir, rounds_dir.parent,  # the run folder
+                                 index_name=index_name)
 
     def generate(task: Task, context: Context | None) -> list[Candidate]:
         check_ctx, journal = None, None
