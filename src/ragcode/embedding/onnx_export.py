@@ -8,8 +8,8 @@ dynamic quantisation of the MatMul weights, per channel (per-tensor int8 moved M
 to a cosine of 0.93 with the float ones, per channel keeps them at 0.99).
 
 Exports live in ``<models>/onnx/<folder>/``, where ``<models>`` is ``$RAGCODE_MODELS`` or else
-``<cache>/models`` (``$RAGCODE_CACHE`` or ``~/.cache/ragcode``: where the GGUF models of
-``ragcode.generation.models`` are assembled too), so every embedding cache shares one export; the
+``<cache>/models`` (``$RAGCODE_CACHE`` or ``~/.cache/ragcode``: by default where the GGUF models
+of ``ragcode.generation.models`` are assembled too), so every embedding cache shares one export; the
 folder name digests the model folder's path, its weight file's size and mtime and
 ``EXPORT_VERSION``: a changed model is exported again. Writers take a lock and move finished
 files into place, so two processes never see half a file.
@@ -49,7 +49,8 @@ def default_cache_dir() -> Path:
 
 
 def models_dir() -> Path:
-    """Exported and assembled models: ``$RAGCODE_MODELS``, else ``<cache>/models``."""
+    """Where ONNX exports go: ``$RAGCODE_MODELS``, else ``<cache>/models`` (the folder GGUF
+    models are assembled in by default; ``$RAGCODE_MODELS`` moves the exports only)."""
     env = os.environ.get(MODELS_ENV, "")
     return Path(env).expanduser() if env else default_cache_dir() / "models"
 
