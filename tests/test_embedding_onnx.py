@@ -176,4 +176,7 @@ def test_onnx_backends_export_offline_and_match_torch(tmp_path, monkeypatch,  # 
     assert fp32.embed([]).shape == (0, 384)
     # the order of the texts does not change a text's vector (batches are sorted by length)
     assert np.allclose(fp32.embed(TEXTS[::-1])[::-1], a, atol=1e-5)
+    # queries run one text per pass (no padding to the longest): the same vectors as a batch
+    query = [TEXTS[0] + " " + TEXTS[1], "gan", "lr 0.0002"]
+    assert np.allclose(fp32.embed_query(query), fp32.embed(query), atol=1e-5)
     assert load_embedder(EmbedderConfig(batch_size=3)) is fp32  # auto is onnx: one instance

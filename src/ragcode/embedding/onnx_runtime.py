@@ -87,7 +87,7 @@ class OnnxEmbedder:
         norm = "norm" if cfg.normalize else "raw"
         return f"{cfg.backend}:{cfg.model}:seq{cfg.max_seq_length}:{norm}"
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], batch_size: int = 0) -> np.ndarray:
         import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -95,7 +95,7 @@ class OnnxEmbedder:
             return out
         encs = self.tokenizer.encode_batch(list(texts))
         order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
-        step = max(1, self.cfg.batch_size)
+        step = max(1, batch_size or self.cfg.batch_size)
         for start in range(0, len(order), step):
             part = order[start:start + step]
             width = max(len(encs[i].ids) for i in part)
@@ -112,4 +112,7 @@ class OnnxEmbedder:
         return out
 
     def embed_query(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embed(texts)
+        """One forward pass per text: a query's short sub-queries padded to its instruction's
+        length cost ~1.5x the time of running each alone (p50 85 vs 50-57 ms on the dev
+        queries here), for the same vectors (within 1e-7)."""
+        return self.embed(texts, batch_size=1)
