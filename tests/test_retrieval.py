@@ -310,6 +310,10 @@ def test_identifiers_are_the_code_like_names():
     assert "meloform_refine_melody.sh" in ids and "data/refine/data_nn" in ids
     assert "convnext_small.in12k" in ids and "if-i-l-v1.0" in ids
     assert "gcn" not in ids and "model" not in ids and "16" not in ids
+    # model names written with two or more capitals name example folders: APPNP, GraphSAGE
+    named = identifiers("Train the APPNP Model on Citeseer, then GraphSAGE and GCN with gpu 1.")
+    assert "appnp" in named and "graphsage" in named
+    assert "citeseer" not in named and "gcn" not in named  # one capital; too short
 
 
 def test_identifier_boost_lifts_the_exact_name_and_ignores_common_ones():
@@ -325,6 +329,27 @@ def test_identifier_boost_lifts_the_exact_name_and_ignores_common_ones():
     same = boost_identifiers(hits, ["train_gan.py"], boost=0.5, max_share=0.1)
     assert [h.chunk.path for h in same] == [h.chunk.path for h in hits]
     assert boost_identifiers(hits, ["meloform_refine_melody.sh"], 0.0, 0.1) == hits
+
+
+
+def test_identifier_boost_reads_paths_and_counts_places_not_chunks():
+    from ragcode.retrieval.ranking import boost_identifiers
+
+    # the APPNP example's README does not spell its folder's name; five chunks of one other
+    # example folder that mention it do not make the name common
+    spread = [_chunk(f"examples/{m}/README.md", 1, 2, f"the {m} model") for m in
+              ("gat", "gin", "sgc", "rgcn", "tagcn", "arma", "dgi", "gcn")]
+    one_place = [_chunk("examples/appnp/appnp.py", i, i + 1, f"class APPNP: part {i}") for i in range(5)]
+    readme = _chunk("examples/appnp/README.md", 1, 2, "Predict then propagate: run train.py")
+    hits = _hits(spread + one_place + [readme], [1.0 - 0.01 * i for i in range(14)])
+    out = boost_identifiers(hits, ["appnp"], boost=0.5, max_share=0.1)
+    boosted = {h.chunk.path for h in out[:6]}
+    assert boosted == {"examples/appnp/appnp.py", "examples/appnp/README.md"}
+    # a name found in chunks of many folders says little: the order stays
+    many = [_chunk(f"examples/m{i}/README.md", 1, 2, "uses pytorch") for i in range(6)]
+    hits2 = _hits(many + [readme], [1.0 - 0.01 * i for i in range(7)])
+    assert [h.chunk.path for h in boost_identifiers(hits2, ["pytorch"], 0.5, 0.1)] == \
+        [h.chunk.path for h in hits2]
 
 
 def test_expand_offers_following_sections_of_top_hit(tmp_path, monkeypatch):

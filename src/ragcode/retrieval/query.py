@@ -79,9 +79,10 @@ def identifiers(instruction: str) -> list[str]:
     out: list[str] = []
     for phrase in named_phrases(instruction):
         for word in phrase.split():
-            word = word.strip("'\"`.,;:()[]{}").lower()
-            word = re.sub(r"^\.?/", "", word)  # ./data/x and /data/x match data/x
-            if len(word) >= 4 and _CODE_LIKE.search(word):
+            word = word.strip("'\"`.,;:()[]{}")
+            acronym = sum(c.isupper() for c in word) >= 2  # APPNP, GraphSAGE: a model's name
+            word = re.sub(r"^\.?/", "", word.lower())  # ./data/x and /data/x match data/x
+            if len(word) >= 4 and (acronym or _CODE_LIKE.search(word)):
                 out.append(word)
     return list(dict.fromkeys(out))
 

@@ -83,9 +83,11 @@ def boost_identifiers(hits: Sequence[Hit], names: Sequence[str], boost: float,
     of the hits (at least two) is too common to point anywhere and counts for nothing."""
     if boost <= 0 or not names or not hits:
         return list(hits)
-    texts = [h.chunk.text.lower() for h in hits]
+    texts = [f"{h.chunk.path}\n{h.chunk.text}".lower() for h in hits]
+    folders = [h.chunk.path.rsplit("/", 1)[0] if "/" in h.chunk.path else "" for h in hits]
     limit = max(2, int(max_share * len(hits)))
-    telling = [n for n in names if sum(n in t for t in texts) <= limit]
+    # a name is common when it is found in many places, not in many chunks of one place
+    telling = [n for n in names if len({f for f, t in zip(folders, texts) if n in t}) <= limit]
     if not telling:
         return list(hits)
     scored = [(h.score * (1.0 + boost * sum(n in t for n in telling)), i, h)
