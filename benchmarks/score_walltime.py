@@ -25,9 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragcode.fileio import write_atomic
+from scale_walltime import MODES  # the same three modes as the scripted-run benchmark
 
-MODES = {"w1": ["--workers", "1"], "w2": ["--workers", "2"], "ray": ["--ray", "local", "--workers", "2"]}
+from ragcode.fileio import write_atomic
 
 
 def join_outputs(files: list[Path], dest: Path) -> tuple[int, int]:

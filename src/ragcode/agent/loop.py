@@ -16,6 +16,7 @@ Only the instruction reaches the model; the task's working directory is used by 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -43,7 +44,7 @@ def run_episode(instruction: str, env: AgentEnv, llm: LLM, config: Any,
     ``context`` (or a function returning it) is the retrieved context a fallback answer uses."""
     agent = config.agent
     if callable(context):  # retrieved once, for the task message and a fallback answer
-        context = _once(context)
+        context = functools.cache(context)
     tools = load_tools(tuple(agent.tools), agent.search_k)
     protocol = choose_protocol(agent.protocol, llm)
     base = Sampling.from_config(config.generation.llm)
@@ -107,16 +108,6 @@ def run_episode(instruction: str, env: AgentEnv, llm: LLM, config: Any,
     traj.append({"type": "final", "episode": episode, "stop": stop, "source": meta["agent"]["source"],
                  "text": text, "metadata": meta})
     return _candidate(text, episode, meta, steps)
-
-
-def _once(fn: Callable[[], "Context | None"]) -> Callable[[], "Context | None"]:
-    box: list[Context | None] = []
-
-    def get() -> Context | None:
-        if not box:
-            box.append(fn())
-        return box[0]
-    return get
 
 
 def task_message(instruction: str, context: ContextSource, chars: int) -> str:

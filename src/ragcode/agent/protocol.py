@@ -155,8 +155,7 @@ def answer_call(text: str) -> Call | None:
         return None
     lang, body = blocks[0]
     lang = "python" if lang in ("python", "py") else "bash"
-    return Call(name="submit", arguments={"answer": f"```{lang}\n{body.strip()}\n```"}, id="",
-                error="")
+    return Call(name="submit", arguments={"answer": f"```{lang}\n{body.strip()}\n```"})
 
 
 def _fenced_calls(text: str) -> list[str]:

@@ -78,15 +78,15 @@ def demote_near_duplicates(hits: Sequence[Hit], threshold: float, penalty: float
 
 def boost_identifiers(hits: Sequence[Hit], names: Sequence[str], boost: float,
                       max_share: float) -> list[Hit]:
-    """Multiply each hit's score by ``1 + boost`` per code-like name of the query that its text
-    contains verbatim (case-insensitive), and re-rank. A name found in more than ``max_share``
-    of the hits (at least two) is too common to point anywhere and counts for nothing."""
+    """Multiply each hit's score by ``1 + boost`` per code-like name of the query that its path
+    or text contains verbatim (case-insensitive), and re-rank. A name found in the hits of more
+    than ``max_share`` of ``len(hits)`` folders (at least two) is too common to point anywhere
+    and counts for nothing; many chunks of one folder do not make it common."""
     if boost <= 0 or not names or not hits:
         return list(hits)
     texts = [f"{h.chunk.path}\n{h.chunk.text}".lower() for h in hits]
     folders = [h.chunk.path.rsplit("/", 1)[0] if "/" in h.chunk.path else "" for h in hits]
     limit = max(2, int(max_share * len(hits)))
-    # a name is common when it is found in many places, not in many chunks of one place
     telling = [n for n in names if len({f for f, t in zip(folders, texts) if n in t}) <= limit]
     if not telling:
         return list(hits)
