@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ragcode.check import CheckContext, Finding
 from ragcode.check.args import match_args
 from ragcode.check.facts import module_file, script_flags, scripts_near
+from ragcode.chunking.scripts.flags import Flag
 from ragcode.shell import ScriptCall, logical_lines, parse_command, split_commands, split_prefix
 
 
@@ -53,6 +56,67 @@ def _up(cwd: Path, repo: Path) -> str:
     return "/".join([".."] * depth) or "."
 
 
+@dataclass
+class Step:
+    """One command of a bash answer as it would run: ``call`` (None for a ``cd``), the folder
+    it runs in, its logical line's first and last physical line (0-based), and whether it is
+    the last command of that line; ``flags`` is the script's parser table when it can be read."""
+
+    call: ScriptCall | None
+    words: list[str]
+    cwd: Path
+    first_line: int
+    end_line: int
+    last: bool
+    flags: list[Flag] | None = None
+
+
+def walk(code: str, ctx: CheckContext) -> Iterator[Step]:
+    """The commands of ``code`` in order, ``cd`` moving the folder the next ones run in."""
+    repo = Path(ctx.repo_dir).resolve()
+    cwd = ctx.task_dir
+    lines = logical_lines(code)
+    total = code.count("\n")
+    for k, (first, line) in enumerate(lines):
+        end = lines[k + 1][0] - 1 if k + 1 < len(lines) else total
+        commands = split_commands(line)
+        for j, words in enumerate(commands):
+            _, rest = split_prefix(words)
+            last = j == len(commands) - 1
+            if rest and rest[0] == "cd":
+                yield Step(None, rest, cwd, first, end, last)
+                cwd = _cd_target(rest[1:], cwd, repo)
+                continue
+            call = parse_command(words)
+            if call is not None:
+                yield Step(call, words, cwd, first, end, last, _flags_of(call, cwd, repo, ctx))
+
+
+def resolved_calls(code: str, ctx: CheckContext) -> list[Step]:
+    """The script and module calls of ``code`` (``walk`` without the ``cd`` steps)."""
+    return [s for s in walk(code, ctx) if s.call is not None]
+
+
+def _cd_target(args: list[str], cwd: Path, repo: Path) -> Path:
+    if not args or args[0] in ("-", "~") or "$" in args[0] or args[0].startswith("~"):
+        return cwd
+    new = (cwd / args[0]).resolve()
+    return new if new.is_dir() and _inside(new, repo) else cwd
+
+
+def _flags_of(call: ScriptCall, cwd: Path, repo: Path, ctx: CheckContext) -> list[Flag] | None:
+    if "$" in call.target:
+        return None
+    if call.kind == "module":
+        path = module_file(call.target, [cwd, repo])
+        if path is not None and path.is_file() and path.name == "__init__.py":
+            main = path.parent / "__main__.py"
+            path = main if main.is_file() else path
+        return script_flags(path) if path is not None and path.is_file() else None
+    path = Path(call.target) if call.target.startswith("/") else cwd / call.target
+    return script_flags(path) if path.is_file() else None
+
+
 class BashChecker:
     name = "bash"
 
@@ -60,71 +124,52 @@ class BashChecker:
         if answer_type != "bash":
             return []
         repo = Path(ctx.repo_dir).resolve()
-        cwd = ctx.task_dir
         found: list[Finding] = []
         calls = 0
-        for first, line in logical_lines(code):
-            for words in split_commands(line):
-                _, rest = split_prefix(words)
-                if rest and rest[0] == "cd":
-                    cwd, finding = self._cd(rest[1:], cwd, repo, first + 1)
-                    found.extend(finding)
-                    continue
-                call = parse_command(words)
-                if call is None:
-                    continue
-                calls += 1
-                found.extend(self._call(call, cwd, repo, ctx, first + 1))
+        for step in walk(code, ctx):
+            if step.call is None:
+                found.extend(self._cd(step.words[1:], step.cwd, repo, step.first_line + 1))
+                continue
+            calls += 1
+            found.extend(self._call(step, repo, ctx, step.first_line + 1))
         if calls == 0:
             found.append(Finding(self.name, "no-command",
                                  "the answer runs no script of the repository (python X.py, bash X.sh, "
                                  "python -m pkg.module)"))
         return found
 
-    def _cd(self, args: list[str], cwd: Path, repo: Path, line: int) -> tuple[Path, list[Finding]]:
+    def _cd(self, args: list[str], cwd: Path, repo: Path, line: int) -> list[Finding]:
         if not args or args[0] in ("-", "~") or "$" in args[0] or args[0].startswith("~"):
-            return cwd, []
+            return []
         new = (cwd / args[0]).resolve()
-        if new.is_dir() and _inside(new, repo):
-            return new, []
-        if not _inside(new, repo):
-            return cwd, []  # outside the repository (a data folder, /tmp): not ours to judge
-        return cwd, [Finding(self.name, "unknown-script",
-                             f"cd {args[0]}: there is no folder {_rel(new, repo)} in the repository",
-                             line=line, target=args[0])]
+        if not _inside(new, repo) or new.is_dir():
+            return []  # a real folder, or one outside the repository (a data folder, /tmp): not ours to judge
+        return [Finding(self.name, "unknown-script",
+                        f"cd {args[0]}: there is no folder {_rel(new, repo)} in the repository",
+                        line=line, target=args[0])]
 
-    def _call(self, call: ScriptCall, cwd: Path, repo: Path, ctx: CheckContext, line: int) -> list[Finding]:
+    def _call(self, step: Step, repo: Path, ctx: CheckContext, line: int) -> list[Finding]:
+        call, cwd = step.call, step.cwd
+        assert call is not None
         if "$" in call.target:
             return []
         if call.kind == "module":
-            return self._module(call, cwd, repo, ctx, line)
-        path = Path(call.target) if call.target.startswith("/") else cwd / call.target
-        if not path.is_file():
-            near = closest_script(call.target, cwd, repo)
-            hint = f"; did you mean {near}?" if near else ""
-            return [Finding(self.name, "unknown-script",
-                            f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
-                            line=line, target=call.target, suggestion=near)]
-        flags = script_flags(path)
-        if flags is None:
+            if module_file(call.target, [cwd, repo]) is None and not _importable(call.target.split(".")[0],
+                                                                                 ctx.interpreter):
+                return [Finding(self.name, "unknown-module",
+                                f"python -m {call.target}: no such module in the repository or the environment",
+                                line=line, target=call.target)]
+        else:
+            path = Path(call.target) if call.target.startswith("/") else cwd / call.target
+            if not path.is_file():
+                near = closest_script(call.target, cwd, repo)
+                hint = f"; did you mean {near}?" if near else ""
+                return [Finding(self.name, "unknown-script",
+                                f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
+                                line=line, target=call.target, suggestion=near)]
+        if step.flags is None:
             return []
-        return [_at(f, line) for f in match_args(call.args, flags, call.target)]
-
-    def _module(self, call: ScriptCall, cwd: Path, repo: Path, ctx: CheckContext, line: int) -> list[Finding]:
-        path = module_file(call.target, [cwd, repo])
-        if path is None:
-            if _importable(call.target.split(".")[0], ctx.interpreter):
-                return []
-            return [Finding(self.name, "unknown-module",
-                            f"python -m {call.target}: no such module in the repository or the environment",
-                            line=line, target=call.target)]
-        if path.is_file() and path.name == "__init__.py":
-            main = path.parent / "__main__.py"
-            path = main if main.is_file() else path
-        flags = script_flags(path) if path.is_file() else None
-        if flags is None:
-            return []
-        return [_at(f, line) for f in match_args(call.args, flags, call.target)]
+        return [_at(f, line) for f in match_args(call.args, step.flags, call.target)]
 
 
 def _at(f: Finding, line: int) -> Finding:

@@ -103,7 +103,7 @@ _COMMON = {"python", "python3", "bash", "the", "and", "to", "of", "in", "on", "f
 
 
 def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext,
-             checkers: list[Checker]) -> tuple[Candidate, list[Finding]]:
+             checkers: list[Checker], fill: bool = True) -> tuple[Candidate, list[Finding]]:
     """The first answer with its certain slips corrected (``ragcode.check.autofix``), kept only
     when its findings then weigh less."""
     from ragcode.check.autofix import autofix as fix
@@ -115,6 +115,13 @@ def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext,
             break
         pairs += more
         new_fs = check_answer(code, cand.answer_type, ctx, checkers)
+    if fill and cand.answer_type == "bash":
+        from ragcode.check.fill import fill_values
+
+        code, filled = fill_values(code, new_fs, ctx)
+        if filled:
+            pairs += [(v, f"{flag} {v}") for v, flag in filled]
+            new_fs = check_answer(code, cand.answer_type, ctx, checkers)
     if not pairs:
         return cand, fs
     if penalty(new_fs) >= penalty(fs):

@@ -1,0 +1,228 @@
+"""Filling in values the instruction names and a bash answer left out, as flags of its script.
+
+A small model often runs the right script and drops a value the user asked for ("an image size
+of 128" -> no ``--img_size 128``). When the coverage check reports such a value and the script's
+parser can be read, ``fill_values`` looks for the one flag it belongs to and adds it to the
+command (or, when that flag is already given a value the instruction never names, replaces that
+value: ``--dataset citeseer`` for an instruction about pubmed).
+
+Which flag: the words around the value in the instruction (five before, two after) are matched
+against the flag's name split into words (``--n_epochs`` -> n, epochs) and its help text: a
+word equal to a name part, one a prefix of the other (``epoch``/``epochs``), an abbreviation
+(``img`` in ``image``, ``dir`` in ``directory``) or the initials of neighbouring words (``lr``
+for "learning rate") counts. A flag with ``choices`` takes only one of them, and then wins
+outright; an ``int`` flag takes only an integer, a ``float`` flag a number, and a number goes
+to a flag that is numeric or untyped (or string-typed, ranked lower). A flag that takes no
+value, or is already given a value the instruction names, is out. Two flags with the same best
+score: nothing is filled. Only the instruction is read, never a task's arguments or answer.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from ragcode.check import CheckContext, Finding
+from ragcode.check.args import takes_value
+from ragcode.check.bash import Step, resolved_calls
+from ragcode.chunking.scripts.flags import Flag
+
+_WORD = re.compile(r"[A-Za-z]+")
+_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_FILLER = {"n", "num", "the", "of", "to", "a", "is", "use", "do", "no", "for", "in", "on", "and"}
+_BEFORE, _AFTER = 5, 2
+_VAGUE = {"true", "false", "none", "all", "yes", "default", "auto", "max", "min", "mean", "sum", "and", "the",
+          "new", "test", "train", "eval", "base", "small", "large", "full"}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where a value goes: the flag, and the value it has in the command now (None: absent)."""
+
+    flag: Flag
+    score: float
+    current: str | None = None
+    spelled: str = ""  # how the command spells the flag now, when it gives one
+
+
+def name_parts(flag: Flag) -> list[str]:
+    name = flag.name.lstrip("-")
+    return [p.lower() for p in _PART.findall(name) if p.lower() not in _FILLER]
+
+
+def context_words(instruction: str, value: str) -> list[list[str]]:
+    """For each place ``value`` occurs in the instruction: the words just before and after it."""
+    out = []
+    low = instruction.lower()
+    for m in re.finditer(rf"(?<![\w.-]){re.escape(value.lower())}(?![\w-]|\.\w)", low):
+        before = _WORD.findall(low[:m.start()])[-_BEFORE:]
+        after = _WORD.findall(low[m.end():])[:_AFTER]
+        out.append(before + after)
+    return out
+
+
+def _part_matches(part: str, words: list[str]) -> bool:
+    for w in words:
+        if part == w or len(part) >= 3 and len(w) >= 3 and (w.startswith(part) or part.startswith(w)):
+            return True
+        if len(part) >= 2 and len(w) > len(part) and w[0] == part[0] and _subsequence(part, w):
+            return True
+    if len(part) >= 2:  # initials of neighbouring words: lr <- learning rate
+        initials = "".join(w[0] for w in words)
+        if part in initials:
+            return True
+    return False
+
+
+def _subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+def _number_kind(value: str) -> str:
+    if re.fullmatch(r"[-+]?\d+", value):
+        return "int"
+    if re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", value):
+        return "float"
+    return ""
+
+
+def _type_fit(flag: Flag, value: str) -> float | None:
+    """How well ``value`` fits the flag's declared type: None = it cannot go there."""
+    t = str(flag.type or "").lower()
+    kind = _number_kind(value)
+    if t == "int":
+        return 1.0 if kind == "int" else None
+    if t == "float":
+        return 1.0 if kind else None
+    if kind:
+        return 0.5 if t in ("str", "string") else 0.8
+    return 1.0 if t in ("", "str", "string", "path", "pathlib.path") else 0.5
+
+
+def score(flag: Flag, value: str, contexts: list[list[str]]) -> float:
+    """How surely ``value`` belongs to ``flag`` (0 = not at all)."""
+    if flag.positional or not takes_value(flag):
+        return 0.0
+    choices = flag.choices if isinstance(flag.choices, list) else None
+    if choices:
+        return 10.0 if value.lower() in {str(c).lower() for c in choices} else 0.0
+    fit = _type_fit(flag, value)
+    parts = name_parts(flag)
+    if fit is None or not parts:
+        return 0.0
+    best = 0.0
+    help_words = set(_WORD.findall(str(flag.help or "").lower())) - _FILLER
+    for words in contexts:
+        hit = sum(_part_matches(p, words) for p in parts)
+        if not hit:
+            continue
+        helped = min(len(help_words & set(words)), 2) * 0.25
+        best = max(best, hit + hit / len(parts) + helped)
+    return best * fit
+
+
+def best_slot(value: str, flags: list[Flag], given: dict[str, str], instruction: str) -> Slot | None:
+    """The one flag ``value`` belongs to, or None when none fits or two fit equally."""
+    contexts = context_words(instruction, value)
+    if not contexts:
+        return None
+    low = instruction.lower()
+    ranked: list[Slot] = []
+    for f in flags:
+        spelled = next((s for s in f.option_strings() if s in given), None)
+        current = given.get(spelled) if spelled else None
+        if spelled and (current is None or current.lower() in low):
+            continue  # a switch, or a value the user asked for: not ours to change
+        s = score(f, value, contexts)
+        if s > 0:  # replacing what the model wrote is less sure than adding what it left out
+            ranked.append(Slot(f, s - 0.25 if current is not None else s, current, spelled or ""))
+    ranked.sort(key=lambda s: -s.score)
+    if not ranked or len(ranked) > 1 and ranked[1].score == ranked[0].score:
+        return None
+    return ranked[0]
+
+
+def given_flags(args: list[str]) -> dict[str, str | None]:
+    """``--name value`` / ``--name=value`` pairs of a command line (a switch maps to None)."""
+    out: dict[str, str | None] = {}
+    for i, a in enumerate(args):
+        if not a.startswith("-") or re.match(r"-\.?\d", a):
+            continue
+        if "=" in a:
+            k, v = a.split("=", 1)
+            out[k] = v
+        else:
+            nxt = args[i + 1] if i + 1 < len(args) else None
+            out[a] = nxt if nxt is not None and (not nxt.startswith("-") or re.match(r"-\.?\d", nxt)) else None
+    return out
+
+
+def missing_values(findings: list[Finding]) -> list[str]:
+    return [f.target for f in findings if f.code == "missing-value" and f.target]
+
+
+def choice_values(instruction: str, flags: list[Flag], code: str) -> list[str]:
+    """Words of the instruction that are one of a flag's ``choices`` (``linear`` for
+    ``--model {linear,mlp}``), one per flag, when the answer never says them: the coverage check
+    does not count plain words as values, a parser's choices make them one."""
+    out = []
+    for f in flags:
+        if not isinstance(f.choices, list) or f.positional or not takes_value(f):
+            continue
+        named = [str(c) for c in f.choices if isinstance(c, str) and len(c) >= 3 and c.lower() not in _VAGUE
+                 and _mentions(instruction, c)]
+        if len(named) == 1 and not _mentions(code, named[0]) and named[0] not in out:
+            out.append(named[0])
+    return out
+
+
+def _mentions(text: str, word: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def fill_values(code: str, findings: list[Finding], ctx: CheckContext) -> tuple[str, list[tuple[str, str]]]:
+    """``code`` with each missing instruction value given to the flag it belongs to, and the
+    ``(value, flag)`` pairs used. Only a script call that ends its line is extended."""
+    done: list[tuple[str, str]] = []
+    values = missing_values(findings)
+    for step in resolved_calls(code, ctx):
+        if step.flags is not None and step.last:
+            values += [v for v in choice_values(ctx.instruction, step.flags, code) if v not in values]
+    for value in values:
+        best: tuple[Slot, Step, str] | None = None
+        for step in resolved_calls(code, ctx):
+            if step.flags is None or not step.last:
+                continue
+            slot = best_slot(value, step.flags, given_flags(step.call.args), ctx.instruction)
+            if slot is not None and (best is None or slot.score >= best[0].score):
+                equals = any(re.match(r"--?\w[\w-]*=", a) for a in step.call.args)
+                best = (slot, step, "=" if equals else " ")
+        if best is None:
+            continue
+        new = _put(code.split("\n"), value, *best)
+        if new is not None:
+            code = new
+            done.append((value, best[0].flag.name))
+    return code, done
+
+
+def _put(lines: list[str], value: str, slot: Slot, step: Step, sep: str) -> str | None:
+    """The answer with ``value`` put in ``slot`` of the command at ``step``, or None."""
+    if isinstance(slot.flag.choices, list):  # the parser's own spelling (Citeseer for citeseer)
+        value = next((str(c) for c in slot.flag.choices if str(c).lower() == value.lower()), value)
+    quoted = shlex.quote(value)
+    if slot.current is not None:
+        pattern = re.compile(rf"(?<!\S)({re.escape(slot.spelled)}[=\s]+)(['\"]?){re.escape(slot.current)}\2(?=\s|$)")
+        for i in range(step.first_line, step.end_line + 1):
+            new_line, n = pattern.subn(lambda m: m.group(1) + quoted, lines[i], count=1)
+            if n:
+                lines[i] = new_line
+                return "\n".join(lines)
+        return None
+    line = lines[step.end_line].rstrip()
+    if "#" in line or line.endswith("&"):
+        return None
+    lines[step.end_line] = f"{line} {slot.flag.name}{sep}{quoted}"
+    return "\n".join(lines)
