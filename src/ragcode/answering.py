@@ -50,7 +50,7 @@ def generate_from_config(instruction: str, context: Context | None, llm: LLM, co
 
     return checked_candidates(messages, meta, llm, n or gen.n, sampling, check_ctx,
                               load_checkers(gen.check, config), gen.select, gen.repair_rounds, Journal(journal),
-                              gen.autofix)
+                              gen.autofix, gen.fill)
 
 
 def generate(task: str | Task, index: Any = None, n: int | None = None, config: Config | None = None,

@@ -1,8 +1,7 @@
 """Settings for every stage, as pydantic models.
 
-One ``Config`` is resolved from the defaults below (``configs/default.yaml`` is these defaults
-written out, and a test keeps the two equal), an optional user YAML, and dotted overrides (``retrieval.mode=bm25``). Unknown keys are
-errors, never silently ignored. ``Config.hash()`` identifies the resolved settings and is stored
+One ``Config`` is resolved from the defaults below (``configs/default.yaml`` is these defaults written out,
+a test keeps the two equal), a user YAML, and dotted overrides (``retrieval.mode=bm25``). Unknown keys are errors. ``Config.hash()`` identifies the resolved settings and is stored
 with every artifact; ``Config.section_hash(...)`` identifies the settings one stage depends on,
 so caches are shared between configs that differ only downstream.
 """
@@ -245,12 +244,13 @@ class GenerationConfig(_Section):
     n: Positive = 5
     context_tokens: NonNegative = 1800
     llm: LLMConfig = Field(default_factory=LLMConfig)
-    # checked answers (ragcode.check; docs/generation.md): checker names (empty = unchecked), then
-    # with checks: order samples best first, fix certain slips, repair rounds, and the
-    # temperature of samples 2..n (sample 1 and repairs are greedy; 0 = llm.temperature)
+    # checked answers (ragcode.check; docs/generation.md): checker names (empty = unchecked), then with
+    # checks: order samples best first, fix certain slips (and fill in left-out values), repair rounds,
+    # and the temperature of samples 2..n (sample 1 and repairs are greedy; 0 = llm.temperature)
     check: list[str] = Field(default_factory=lambda: ["bash", "python", "coverage"])
     select: bool = True
     autofix: bool = True
+    fill: bool = True
     repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0
     sample_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.7
 

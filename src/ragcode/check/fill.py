@@ -26,12 +26,15 @@ from dataclasses import dataclass
 from ragcode.check import CheckContext, Finding
 from ragcode.check.args import takes_value
 from ragcode.check.bash import Step, resolved_calls
+from ragcode.check.coverage import _PROSE
 from ragcode.chunking.scripts.flags import Flag
 
 _WORD = re.compile(r"[A-Za-z]+")
 _PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _FILLER = {"n", "num", "the", "of", "to", "a", "is", "use", "do", "no", "for", "in", "on", "and"}
-_BEFORE, _AFTER = 5, 2
+_BEFORE, _NEAR, _AFTER = 10, 3, 2
+_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)")
+_NAME_SCORE = 2.0  # a capitalised word needs its flag named next to it: "the X model"
 _VAGUE = {"true", "false", "none", "all", "yes", "default", "auto", "max", "min", "mean", "sum", "and", "the",
           "new", "test", "train", "eval", "base", "small", "large", "full"}
 
@@ -48,31 +51,38 @@ class Slot:
 
 def name_parts(flag: Flag) -> list[str]:
     name = flag.name.lstrip("-")
-    return [p.lower() for p in _PART.findall(name) if p.lower() not in _FILLER]
+    return [p.lower() for p in _PART.findall(name) if p.lower() not in _FILLER and len(p) > 1]
 
 
-def context_words(instruction: str, value: str) -> list[list[str]]:
-    """For each place ``value`` occurs in the instruction: the words just before and after it."""
+def context_words(instruction: str, value: str) -> list[list[tuple[str, float]]]:
+    """For each place ``value`` occurs in the instruction: the words of its sentence around it,
+    each with a weight (1 for the three before and two after it, 0.5 up to ten before)."""
     out = []
     low = instruction.lower()
     for m in re.finditer(rf"(?<![\w.-]){re.escape(value.lower())}(?![\w-]|\.\w)", low):
-        before = _WORD.findall(low[:m.start()])[-_BEFORE:]
-        after = _WORD.findall(low[m.end():])[:_AFTER]
-        out.append(before + after)
+        head = _SENTENCE_END.split(low[:m.start()])[-1]
+        tail = _SENTENCE_END.split(low[m.end():])[0]
+        before = _WORD.findall(head)[-_BEFORE:]
+        after = _WORD.findall(tail)[:_AFTER]
+        out.append([(w, 1.0 if len(before) - i <= _NEAR else 0.5) for i, w in enumerate(before)]
+                   + [(w, 1.0) for w in after])
     return out
 
 
-def _part_matches(part: str, words: list[str]) -> bool:
-    for w in words:
+def _part_matches(part: str, words: list[tuple[str, float]]) -> float:
+    """The weight of the context word that names ``part`` (0: none does)."""
+    best = 0.0
+    for w, weight in words:
         if part == w or len(part) >= 3 and len(w) >= 3 and (w.startswith(part) or part.startswith(w)):
-            return True
-        if len(part) >= 2 and len(w) > len(part) and w[0] == part[0] and _subsequence(part, w):
-            return True
-    if len(part) >= 2:  # initials of neighbouring words: lr <- learning rate
-        initials = "".join(w[0] for w in words)
-        if part in initials:
-            return True
-    return False
+            best = max(best, weight)
+        elif len(part) >= 3 and len(w) > len(part) and w[0] == part[0] and _subsequence(part, w):
+            best = max(best, weight)
+    if len(part) >= 2 and not best:  # initials of neighbouring words: lr <- learning rate
+        initials = "".join(w[0] for w, _ in words)
+        at = initials.find(part)
+        if at >= 0:
+            best = words[at][1]
+    return best
 
 
 def _subsequence(short: str, long: str) -> bool:
@@ -115,16 +125,19 @@ def score(flag: Flag, value: str, contexts: list[list[str]]) -> float:
     best = 0.0
     help_words = set(_WORD.findall(str(flag.help or "").lower())) - _FILLER
     for words in contexts:
-        hit = sum(_part_matches(p, words) for p in parts)
-        if not hit:
+        hits = [_part_matches(p, words) for p in parts]
+        if not any(hits):
             continue
-        helped = min(len(help_words & set(words)), 2) * 0.25
-        best = max(best, hit + hit / len(parts) + helped)
+        helped = min(len(help_words & {w for w, _ in words}), 2) * 0.25
+        share = sum(h > 0 for h in hits) / len(parts)  # --model beats --model_id for "the X model"
+        best = max(best, sum(hits) + share + helped)
     return best * fit
 
 
-def best_slot(value: str, flags: list[Flag], given: dict[str, str], instruction: str) -> Slot | None:
-    """The one flag ``value`` belongs to, or None when none fits or two fit equally."""
+def best_slot(value: str, flags: list[Flag], given: dict[str, str], instruction: str,
+              at_least: float = 0.0) -> Slot | None:
+    """The one flag ``value`` belongs to (scoring above ``at_least``), or None when none fits or
+    two fit equally."""
     contexts = context_words(instruction, value)
     if not contexts:
         return None
@@ -136,7 +149,7 @@ def best_slot(value: str, flags: list[Flag], given: dict[str, str], instruction:
         if spelled and (current is None or current.lower() in low):
             continue  # a switch, or a value the user asked for: not ours to change
         s = score(f, value, contexts)
-        if s > 0:  # replacing what the model wrote is less sure than adding what it left out
+        if s > 0 and s >= at_least:  # replacing what the model wrote is less sure than adding what it left out
             ranked.append(Slot(f, s - 0.25 if current is not None else s, current, spelled or ""))
     ranked.sort(key=lambda s: -s.score)
     if not ranked or len(ranked) > 1 and ranked[1].score == ranked[0].score:
@@ -178,6 +191,17 @@ def choice_values(instruction: str, flags: list[Flag], code: str) -> list[str]:
     return out
 
 
+def proper_names(instruction: str) -> list[str]:
+    """Capitalised words inside a sentence (``Autoformer``, ``Citeseer``): maybe a model's or a
+    dataset's name, which the coverage check does not count as a value; filled only where a
+    flag's name says so plainly (``the Autoformer model`` -> ``--model``)."""
+    out = []
+    for m in re.finditer(r"(?<=[a-z0-9,:] )[A-Z][a-z]+[A-Za-z0-9]*\b(?!['-])", instruction):
+        if m.group() not in out and m.group().upper() not in _PROSE:
+            out.append(m.group())
+    return out
+
+
 def _mentions(text: str, word: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE) is not None
 
@@ -186,16 +210,17 @@ def fill_values(code: str, findings: list[Finding], ctx: CheckContext) -> tuple[
     """``code`` with each missing instruction value given to the flag it belongs to, and the
     ``(value, flag)`` pairs used. Only a script call that ends its line is extended."""
     done: list[tuple[str, str]] = []
-    values = missing_values(findings)
+    values = {v: 0.0 for v in missing_values(findings)}
     for step in resolved_calls(code, ctx):
         if step.flags is not None and step.last:
-            values += [v for v in choice_values(ctx.instruction, step.flags, code) if v not in values]
-    for value in values:
+            values.update({v: 0.0 for v in choice_values(ctx.instruction, step.flags, code) if v not in values})
+    values.update({v: _NAME_SCORE for v in proper_names(ctx.instruction) if v not in values and not _mentions(code, v)})
+    for value, at_least in values.items():
         best: tuple[Slot, Step, str] | None = None
         for step in resolved_calls(code, ctx):
             if step.flags is None or not step.last:
                 continue
-            slot = best_slot(value, step.flags, given_flags(step.call.args), ctx.instruction)
+            slot = best_slot(value, step.flags, given_flags(step.call.args), ctx.instruction, at_least)
             if slot is not None and (best is None or slot.score >= best[0].score):
                 equals = any(re.match(r"--?\w[\w-]*=", a) for a in step.call.args)
                 best = (slot, step, "=" if equals else " ")

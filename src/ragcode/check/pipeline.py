@@ -3,7 +3,8 @@
 ``checked_candidates`` draws ``n`` answers to one prompt (sample 1 greedy, the rest at the
 configured temperature, so choosing can only add to the greedy answer), checks each with the
 configured checkers, orders them best first (``select``), corrects the first one's certain slips
-(``autofix``: a flag spelled with ``-`` for ``_``, a script reached by the wrong path), then gives it up to
+(``autofix``: a flag spelled with ``-`` for ``_``, a script reached by the wrong path; with ``fill``
+also a wrapper script opened and the instruction's left-out values given to their flags), then gives it up to
 ``repair_rounds`` rounds: its findings go back to the model in the same conversation and a new
 answer replaces it when its findings weigh less and it keeps every instruction word the old one
 used (``lost_values``). Every candidate's metadata carries its
@@ -70,7 +71,7 @@ def _draw(messages: list[dict[str, str]], meta: dict[str, Any], llm: LLM, n: int
 def checked_candidates(messages: list[dict[str, str]], meta: dict[str, Any], llm: LLM, n: int,
                        sampling: Sampling, ctx: CheckContext, checkers: list[Checker], select: bool = True,
                        repair_rounds: int = 0, journal: Journal | None = None,
-                       autofix: bool = False) -> list[Candidate]:
+                       autofix: bool = False, fill: bool = True) -> list[Candidate]:
     journal = journal or Journal(None)
     started = time.perf_counter()
     cands = _draw(messages, meta, llm, n, sampling, journal)
@@ -81,7 +82,7 @@ def checked_candidates(messages: list[dict[str, str]], meta: dict[str, Any], llm
     else:
         cands = [annotate(c, fs) for c, fs in zip(cands, findings)]
     if autofix and cands:
-        cands[0], findings[0] = _autofix(cands[0], findings[0], ctx, checkers)
+        cands[0], findings[0] = _autofix(cands[0], findings[0], ctx, checkers, fill)
     if repair_rounds and cands:
         cands[0] = _repair(cands[0], findings[0], messages, llm, sampling, ctx, checkers, repair_rounds, journal)
     cands[0].metadata["check"]["seconds"] = round(time.perf_counter() - started, 3)
@@ -102,33 +103,37 @@ _COMMON = {"python", "python3", "bash", "the", "and", "to", "of", "in", "on", "f
            "py", "sh", "cd", "model", "train", "data", "run", "use", "i", "it", "my"}
 
 
-def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext,
-             checkers: list[Checker], fill: bool = True) -> tuple[Candidate, list[Finding]]:
-    """The first answer with its certain slips corrected (``ragcode.check.autofix``), kept only
-    when its findings then weigh less."""
+def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],
+             fill: bool = True) -> tuple[Candidate, list[Finding]]:
+    """The first answer with its certain slips corrected (``ragcode.check.autofix``) and, with
+    ``fill``, a wrapper script opened (``check.expand``) and the instruction's values it left out
+    given to their flags (``check.fill``); kept only when its findings then weigh less."""
     from ragcode.check.autofix import autofix as fix
 
-    code, new_fs, pairs = cand.code, fs, []
+    code, new_fs, record = cand.code, fs, {"pairs": []}
     for _ in range(3):  # a fixed script path can reveal its flags' slips
         code, more = fix(code, new_fs)
         if not more:
             break
-        pairs += more
+        record["pairs"] += [list(p) for p in more]
         new_fs = check_answer(code, cand.answer_type, ctx, checkers)
-    if fill and cand.answer_type == "bash":
+    if fill and cand.answer_type == "bash" and any(f.code == "missing-value" for f in new_fs):
+        from ragcode.check.expand import expand_wrappers
         from ragcode.check.fill import fill_values
 
+        inner = expand_wrappers(code, ctx)
+        if inner is not None:
+            record["expanded"] = inner
+            code, new_fs = inner, check_answer(inner, cand.answer_type, ctx, checkers)
         code, filled = fill_values(code, new_fs, ctx)
         if filled:
-            pairs += [(v, f"{flag} {v}") for v, flag in filled]
+            record["filled"] = [list(p) for p in filled]
             new_fs = check_answer(code, cand.answer_type, ctx, checkers)
-    if not pairs:
-        return cand, fs
-    if penalty(new_fs) >= penalty(fs):
+    if code == cand.code or penalty(new_fs) >= penalty(fs):
         return cand, fs
     fixed = dataclasses.replace(cand, code=code)
     out = reannotate(fixed, new_fs, cand)
-    out.metadata["check"]["autofix"] = {"previous": cand.code, "pairs": [list(p) for p in pairs],
+    out.metadata["check"]["autofix"] = {"previous": cand.code, **record,
                                         "findings_before": [f.to_dict() for f in fs]}
     return out, new_fs
 

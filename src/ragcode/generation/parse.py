@@ -1,6 +1,7 @@
 """Model answers -> runnable code: the chosen fenced block (or the command line in plain prose),
 and whether it is a bash command or a Python script.
 
+- A command written on the fence line (```` ```bash run_scripts/x.sh a b````) belongs to the block.
 - Fenced blocks labelled python/py, bash/sh/shell/console/zsh, or unlabelled are code; other
   labels (text, json, yaml, ...) are skipped unless nothing else is there. An unclosed fence
   (the answer hit max_tokens) runs to the end of the text.
@@ -22,9 +23,9 @@ import ast
 import re
 from dataclasses import dataclass
 
-from ragcode.shell import starts_like_command
+from ragcode.shell import parse_command, starts_like_command
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)([^\n]*)\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
                     re.DOTALL | re.MULTILINE)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 BASH_LABELS = {"bash", "sh", "shell", "console", "zsh", "shell-session", "shellscript"}
@@ -44,7 +45,7 @@ class ParsedAnswer:
 
 def parse_answer(text: str) -> ParsedAnswer:
     text = _THINK.sub("", text or "")
-    blocks = [(m.group(2).lower(), m.group(3)) for m in _FENCE.finditer(text)]
+    blocks = [(m.group(2).lower(), _body(m)) for m in _FENCE.finditer(text)]
     code_blocks = [(lab, body) for lab, body in blocks
                    if lab in BASH_LABELS or lab in PYTHON_LABELS or lab == ""]
     candidates = code_blocks or blocks
@@ -54,6 +55,15 @@ def parse_answer(text: str) -> ParsedAnswer:
         return ParsedAnswer(code, classify(code, label), label, True, len(code_blocks))
     code = _from_prose(text)
     return ParsedAnswer(code, classify(code, ""), "", False, 0)
+
+
+def _body(m: re.Match) -> str:
+    """A block's text; a command written on the fence line itself (```` ```bash run.sh x````,
+    the label doubling as the launcher) is its first line."""
+    info, rest = f"{m.group(2)}{m.group(3)}".strip(), m.group(3).split()
+    if rest and m.group(3)[:1] in " \t" and not re.search(r"[={}]", rest[0]) and parse_command(info.split()):
+        return f"{info}\n{m.group(4)}"
+    return m.group(4)
 
 
 def classify(code: str, label: str = "") -> str:

@@ -1,0 +1,122 @@
+"""Filling in the instruction's left-out values (check.fill) and opening wrapper scripts
+(check.expand), alone and in the checked pipeline."""
+
+from __future__ import annotations
+
+import pytest
+from check_helpers import make_check_repo
+
+from ragcode.answering import generate_from_config
+from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
+from ragcode.check.expand import expand_wrappers, inner_command
+from ragcode.check.fill import fill_values, proper_names
+from ragcode.config import load_config
+from ragcode.generation.backends.scripted import ScriptedLLM
+from ragcode.generation.parse import parse_answer
+
+SIZES = '''import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--img_size", type=int, default=64)
+p.add_argument("--batch_size", type=int, default=64)
+p.add_argument("--n_epochs", type=int, default=200)
+p.add_argument("--lr", type=float, default=0.0002)
+p.add_argument("--model", type=str, default="TimesNet")
+p.add_argument("--data", type=str, default="ETTh1")
+p.add_argument("--output_dir", type=str, default="out")
+p.add_argument("--input_dir", type=str, default="in")
+args = p.parse_args()
+'''
+
+
+@pytest.fixture
+def repo(tmp_path):
+    repo = make_check_repo(tmp_path)
+    (repo / "gan.py").write_text(SIZES)
+    for task, model in (("forecast", "TimesNet"), ("anomaly", "Autoformer")):
+        (repo / "scripts" / task).mkdir(parents=True)
+        (repo / "scripts" / task / f"{model}_SMAP.sh").write_text(
+            f"export CUDA_VISIBLE_DEVICES=0\nmodel_name={model}\n\npython -u gan.py \\\n  --model $model_name \\\n"
+            f"  --data SMAP \\\n  --batch_size 32\n")
+    return repo
+
+
+def fill(repo, answer: str, instruction: str) -> tuple[str, list]:
+    ctx = CheckContext(repo, ".", instruction)
+    findings = check_answer(answer, "bash", ctx, load_checkers(list(DEFAULT_CHECKS)))
+    return fill_values(answer, findings, ctx)
+
+
+def test_a_left_out_value_goes_to_the_flag_named_next_to_it(repo):
+    instruction = "Train the GAN for 100 epochs with a batch size of 16 and an image size of 128."
+    code, done = fill(repo, "python gan.py --n_epochs 100 --batch_size 16", instruction)
+    assert code == "python gan.py --n_epochs 100 --batch_size 16 --img_size 128"  # img <- image
+    assert done == [("128", "--img_size")]
+    code, _ = fill(repo, "python gan.py --n_epochs 100", "Train for 100 epochs at a learning rate of 0.005.")
+    assert code.endswith("--lr 0.005")  # lr <- the initials of "learning rate"
+
+
+def test_a_flags_choices_name_its_value_and_replace_one_the_user_never_asked_for(repo):
+    code, done = fill(repo, "python train.py --data cora --model gcn", "Run the gat model on cora.")
+    assert code == "python train.py --data cora --model gat" and done == [("gat", "--model")]
+    # a value the instruction names is the user's: never replaced
+    code, done = fill(repo, "python train.py --data cora --model gcn", "Run gcn on cora, not gat.")
+    assert done == [] and code.endswith("--model gcn")
+
+
+def test_nothing_is_filled_where_two_flags_fit_equally_or_the_type_does_not(repo):
+    # "the folder" names neither --output_dir nor --input_dir better than the other
+    code, done = fill(repo, "python gan.py --n_epochs 1", "Use the dir ./data/x for it.")
+    assert done == [] and code == "python gan.py --n_epochs 1"
+    # --n_epochs takes an int: 0.5 cannot be it
+    code, done = fill(repo, "python gan.py --lr 0.1", "Train with 0.5 epochs.")
+    assert done == []
+
+
+def test_a_capitalised_name_is_filled_only_where_its_flag_is_named_next_to_it(repo):
+    assert proper_names("Please train the Autoformer model. Then the Citeseer data.") == ["Autoformer", "Citeseer"]
+    code, _ = fill(repo, "python gan.py --model TimesNet", "I want to train the Autoformer model on my data.")
+    assert code == "python gan.py --model Autoformer"
+    code, done = fill(repo, "python gan.py --model TimesNet", "I want Autoformer here.")
+    assert done == []
+
+
+def test_values_go_where_the_command_spells_them_and_lines_stay_runnable(repo):
+    answer = "python absl_main.py \\\n  --mode=train"
+    code, done = fill(repo, answer, "Run it for 500 steps.")
+    assert code == "python absl_main.py \\\n  --mode=train --steps=500"  # = style kept, on the last line
+    # a command that is not the last on its line is left alone
+    code, done = fill(repo, "python gan.py --lr 0.1 && echo done", "Train with an image size of 64.")
+    assert done == []
+
+
+def test_a_wrapper_script_opens_into_the_command_of_the_script_the_instruction_names(repo):
+    assert inner_command(repo / "scripts" / "anomaly" / "Autoformer_SMAP.sh") == (
+        "python -u gan.py --model Autoformer --data SMAP --batch_size 32")
+    instruction = "Detect anomalies with the Autoformer model on SMAP, batch size 8."
+    ctx = CheckContext(repo, ".", instruction)
+    answer = "# the anomaly run\nratio=1\nbash scripts/forecast/TimesNet_SMAP.sh"
+    assert expand_wrappers(answer, ctx) == "python -u gan.py --model Autoformer --data SMAP --batch_size 32"
+    # not only wrappers: left as it is
+    assert expand_wrappers("bash scripts/forecast/TimesNet_SMAP.sh\npython gan.py", ctx) is None
+    assert expand_wrappers("bash run.sh cora", ctx) is None  # run.sh reads its arguments
+
+
+def test_the_pipeline_records_what_was_filled_and_the_setting_turns_it_off(repo):
+    instruction = "Detect anomalies with the Autoformer model on SMAP, with a batch size of 8."
+    llm = ScriptedLLM(answers=["```bash\nbash scripts/forecast/TimesNet_SMAP.sh\n```"])
+    config = load_config(overrides=["generation.n=1"])
+    (cand,) = generate_from_config(instruction, None, llm, config, CheckContext(repo, ".", instruction))
+    assert cand.code == "python -u gan.py --model Autoformer --data SMAP --batch_size 8"
+    record = cand.metadata["check"]["autofix"]
+    assert record["filled"] == [["8", "--batch_size"]] and record["previous"].startswith("bash scripts/")
+    assert record["expanded"].endswith("--batch_size 32")
+    off = load_config(overrides=["generation.n=1", "generation.fill=false"])
+    llm = ScriptedLLM(answers=["```bash\nbash scripts/forecast/TimesNet_SMAP.sh\n```"])
+    (cand,) = generate_from_config(instruction, None, llm, off, CheckContext(repo, ".", instruction))
+    assert cand.code == "bash scripts/forecast/TimesNet_SMAP.sh"
+
+
+def test_a_command_written_on_the_fence_line_is_the_answer():
+    parsed = parse_answer("```bash run_scripts/blip2/caption.sh picture.jpg\n```")
+    assert (parsed.code, parsed.answer_type) == ("bash run_scripts/blip2/caption.sh picture.jpg", "bash")
+    assert parse_answer("```python title=x.py\nimport os\n```").code == "import os"
