@@ -6,15 +6,20 @@ parser can be read, ``fill_values`` looks for the one flag it belongs to and add
 command (or, when that flag is already given a value the instruction never names, replaces that
 value: ``--dataset citeseer`` for an instruction about pubmed).
 
-Which flag: the words around the value in the instruction (five before, two after) are matched
-against the flag's name split into words (``--n_epochs`` -> n, epochs) and its help text: a
-word equal to a name part, one a prefix of the other (``epoch``/``epochs``), an abbreviation
-(``img`` in ``image``, ``dir`` in ``directory``) or the initials of neighbouring words (``lr``
-for "learning rate") counts. A flag with ``choices`` takes only one of them, and then wins
-outright; an ``int`` flag takes only an integer, a ``float`` flag a number, and a number goes
-to a flag that is numeric or untyped (or string-typed, ranked lower). A flag that takes no
-value, or is already given a value the instruction names, is out. Two flags with the same best
-score: nothing is filled. Only the instruction is read, never a task's arguments or answer.
+Which flag: the words of the value's sentence around it in the instruction (three before and two
+after it weigh 1, up to ten before 0.5) are matched against the flag's name split into words
+(``--n_epochs`` -> epochs; one-letter and filler parts dropped) and its help text: a word equal to
+a name part, one a prefix of the other (``epoch``/``epochs``), an abbreviation (``img`` in
+``image``, ``dir`` in ``directory``: the same first two letters, the rest in order) or the
+initials of neighbouring words (``lr`` for "learning rate") counts. A flag with ``choices`` takes
+only one of them, and then wins outright; an ``int`` flag takes only an integer, a ``float`` flag
+a number, and a number goes to a flag that is numeric or untyped (or string-typed, ranked lower).
+A flag that takes no value, or is already given a value the instruction names, is out; replacing
+a value ranks below adding one. Two flags with the same best score: nothing is filled.
+
+Which values: those the coverage check reports missing; an instruction word that is one of a
+flag's ``choices``; a capitalised word inside a sentence (``Autoformer``), only where its flag is
+named next to it. Only the instruction is read, never a task's arguments or answer.
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ def _part_matches(part: str, words: list[tuple[str, float]]) -> float:
     for w, weight in words:
         if part == w or len(part) >= 3 and len(w) >= 3 and (w.startswith(part) or part.startswith(w)):
             best = max(best, weight)
-        elif len(part) >= 3 and len(w) > len(part) and w[0] == part[0] and _subsequence(part, w):
+        elif len(part) >= 3 and len(w) > len(part) and w[:2] == part[:2] and _subsequence(part, w):
             best = max(best, weight)
     if len(part) >= 2 and not best:  # initials of neighbouring words: lr <- learning rate
         initials = "".join(w[0] for w, _ in words)
