@@ -120,3 +120,23 @@ def test_a_command_written_on_the_fence_line_is_the_answer():
     parsed = parse_answer("```bash run_scripts/blip2/caption.sh picture.jpg\n```")
     assert (parsed.code, parsed.answer_type) == ("bash run_scripts/blip2/caption.sh picture.jpg", "bash")
     assert parse_answer("```python title=x.py\nimport os\n```").code == "import os"
+
+
+def test_ragcode_check_fix_prints_the_filled_answer(repo):
+    import json
+
+    from typer.testing import CliRunner
+
+    from ragcode.cli import app
+
+    args = ["check", "python gan.py --n_epochs 100", "--repo", str(repo),
+            "--instruction", "Train for 100 epochs with an image size of 128."]
+    plain = CliRunner().invoke(app, [*args, "--json"])
+    assert plain.exit_code == 0 and "fixed" not in json.loads(plain.stdout)
+    assert [f["code"] for f in json.loads(plain.stdout)["findings"]] == ["missing-value"]
+    fixed = CliRunner().invoke(app, [*args, "--fix", "--json"])
+    out = json.loads(fixed.stdout)
+    assert out["fixed"]["code"] == "python gan.py --n_epochs 100 --img_size 128"
+    assert out["fixed"]["filled"] == [["128", "--img_size"]] and out["fixed"]["findings"] == []
+    text = CliRunner().invoke(app, [*args, "--fix"])
+    assert text.exit_code == 0 and "python gan.py --n_epochs 100 --img_size 128" in text.stdout

@@ -103,32 +103,39 @@ _COMMON = {"python", "python3", "bash", "the", "and", "to", "of", "in", "on", "f
            "py", "sh", "cd", "model", "train", "data", "run", "use", "i", "it", "my"}
 
 
-def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],
-             fill: bool = True) -> tuple[Candidate, list[Finding]]:
-    """The first answer with its certain slips corrected (``ragcode.check.autofix``) and, with
-    ``fill``, a wrapper script opened (``check.expand``) and the instruction's values it left out
-    given to their flags (``check.fill``); kept only when its findings then weigh less."""
+def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],
+               fill: bool = True) -> tuple[str, list[Finding], dict[str, Any]]:
+    """``code`` with its certain slips corrected (``ragcode.check.autofix``) and, with ``fill``, a
+    wrapper script opened (``check.expand``) and the instruction's values it left out given to
+    their flags (``check.fill``): the new code, its findings, and what was done."""
     from ragcode.check.autofix import autofix as fix
 
-    code, new_fs, record = cand.code, fs, {"pairs": []}
+    new_fs, record = fs, {"pairs": []}
     for _ in range(3):  # a fixed script path can reveal its flags' slips
         code, more = fix(code, new_fs)
         if not more:
             break
         record["pairs"] += [list(p) for p in more]
-        new_fs = check_answer(code, cand.answer_type, ctx, checkers)
-    if fill and cand.answer_type == "bash" and any(f.code == "missing-value" for f in new_fs):
+        new_fs = check_answer(code, answer_type, ctx, checkers)
+    if fill and answer_type == "bash" and any(f.code == "missing-value" for f in new_fs):
         from ragcode.check.expand import expand_wrappers
         from ragcode.check.fill import fill_values
 
         inner = expand_wrappers(code, ctx)
         if inner is not None:
             record["expanded"] = inner
-            code, new_fs = inner, check_answer(inner, cand.answer_type, ctx, checkers)
+            code, new_fs = inner, check_answer(inner, answer_type, ctx, checkers)
         code, filled = fill_values(code, new_fs, ctx)
         if filled:
             record["filled"] = [list(p) for p in filled]
-            new_fs = check_answer(code, cand.answer_type, ctx, checkers)
+            new_fs = check_answer(code, answer_type, ctx, checkers)
+    return code, new_fs, record
+
+
+def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],
+             fill: bool = True) -> tuple[Candidate, list[Finding]]:
+    """The first answer through ``fix_answer``, kept only when its findings then weigh less."""
+    code, new_fs, record = fix_answer(cand.code, cand.answer_type, fs, ctx, checkers, fill)
     if code == cand.code or penalty(new_fs) >= penalty(fs):
         return cand, fs
     fixed = dataclasses.replace(cand, code=code)

@@ -21,6 +21,8 @@ def check_command(
     checks: Optional[list[str]] = typer.Option(None, "--check", help="Checker names (default bash, python, coverage)."),
     config: Optional[Path] = common.ConfigOption,
     set_: Optional[list[str]] = common.SetOption,
+    fix: bool = typer.Option(False, "--fix", help="Also print the answer with its certain slips corrected and "
+                             "the instruction's left-out values filled in (as checked generation does)."),
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
 ) -> None:
     """Check an answer against a repository: scripts, flags, choices, types, imports, symbols, values."""
@@ -43,15 +45,29 @@ def check_command(
     parsed = parse_answer(text)
     names = checks or cfg.generation.check or list(DEFAULT_CHECKS)
     ctx = CheckContext(Path(repo), path, instruction, cfg.execution.python)
-    findings = check_answer(parsed.code, parsed.answer_type, ctx, load_checkers(names, cfg))
+    checkers = load_checkers(names, cfg)
+    findings = check_answer(parsed.code, parsed.answer_type, ctx, checkers)
+    out: dict = {"answer_type": parsed.answer_type, "penalty": penalty(findings),
+                 "findings": [f.to_dict() for f in findings]}
+    if fix:
+        from ragcode.check.pipeline import fix_answer
+
+        code, fixed_fs, record = fix_answer(parsed.code, parsed.answer_type, findings, ctx, checkers)
+        if code != parsed.code and penalty(fixed_fs) < penalty(findings):
+            findings = fixed_fs
+            out["fixed"] = {"code": code, **record, "penalty": penalty(fixed_fs),
+                            "findings": [f.to_dict() for f in fixed_fs]}
     if as_json:
-        typer.echo(json.dumps({"answer_type": parsed.answer_type, "penalty": penalty(findings),
-                               "findings": [f.to_dict() for f in findings]}, indent=1))
+        typer.echo(json.dumps(out, indent=1))
     else:
         from ragcode.cli.generate_cmd import print_findings
 
-        common.console.print(f"{parsed.answer_type} answer: {len(findings)} finding(s)", highlight=False)
-        print_findings([f.to_dict() for f in findings])
+        common.console.print(f"{parsed.answer_type} answer: {len(out['findings'])} finding(s)", highlight=False)
+        print_findings(out["findings"])
+        if "fixed" in out:
+            common.console.print(f"fixed ({len(findings)} finding(s) left):", highlight=False)
+            common.console.print(out["fixed"]["code"], highlight=False, markup=False)
+            print_findings(out["fixed"]["findings"])
     raise typer.Exit(1 if any(f.severity == "error" for f in findings) else 0)
 
 
