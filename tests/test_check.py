@@ -127,6 +127,13 @@ def test_home_made_argparse_script_that_never_uses_the_repository(repo):
     code = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr')\nprint(p.parse_args().lr)\n"
     assert codes(code, repo, "python") == ["no-repo-use"]
     assert codes("import os\nos.system('python train.py --data cora')\n", repo, "python") == []
+    # torch is a package the repository depends on, so the script "uses" it; its own flags say
+    # the model meant to run a command
+    deps = make_check_repo(repo.parent / "with_deps")  # a fresh repository: its facts are read once
+    (deps / "requirements.txt").write_text("torch\n")
+    cli = "import argparse, torch\np = argparse.ArgumentParser()\np.add_argument('--lr')\np.add_argument('--epochs')\n"
+    assert codes(cli, deps, "python") == ["own-cli"]
+    assert codes("import torch\nfrom pkg.models import GCN\n" + cli.split("\n", 1)[1], deps, "python") == []
 
 
 def test_value_from_the_instruction_absent_from_the_answer(repo):

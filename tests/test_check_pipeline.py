@@ -227,6 +227,9 @@ def test_selection_keeps_to_the_greedy_samples_answer_type():
     py_first = dataclasses.replace(py_clean, sample_index=0, code="import nonexistent")
     out = rank([py_first, dataclasses.replace(bash_ok, sample_index=1)], [err, []])
     assert out[0].answer_type == "python"  # kind of the greedy sample, even with a finding
+    own = [Finding("python", "own-cli", "declares its own flags", severity="warning")]
+    out = rank([py_first, dataclasses.replace(bash_ok, sample_index=1)], [own, [Finding("bash", "unknown-flag", "x")]])
+    assert out[0].answer_type == "bash"  # a home-made argparse CLI meant a command line
 
 
 def test_a_repair_that_drops_the_instructions_value_is_not_taken(repo):

@@ -9,8 +9,10 @@
 - it uses the repository at all: an answer that imports none of its modules, none of the
   packages it depends on (its own imports, its requirement files, ``pip install`` in its docs)
   and runs none of its scripts (a home-made argparse script that prints values) is
-  ``no-repo-use``. A missing package the repository depends on is not the answer's fault (the
-  environment lacks it), so it is no finding.
+  ``no-repo-use``; one that uses only packages the repository depends on (``torch``) but declares
+  its own argparse flags instead of running the repository's script is ``own-cli``. A missing
+  package the repository depends on is not the answer's fault (the environment lacks it), so it
+  is no finding.
 """
 
 from __future__ import annotations
@@ -36,6 +38,13 @@ def _runs_a_script(tree: ast.AST) -> bool:
                 if ".py" in text or ".sh" in text or "python" in text:
                     return True
     return False
+
+
+def _declares_flags(tree: ast.AST) -> bool:
+    """Two or more ``add_argument(...)`` calls: a home-made argparse CLI."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr == "add_argument"]
+    return len(calls) >= 2
 
 
 class PythonChecker:
@@ -86,10 +95,15 @@ class PythonChecker:
             used = [(n.lineno, n.attr) for n in ast.walk(tree)
                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == alias]
             found.extend(self._names(module, used, roots))
-        if not own and not needed and not _runs_a_script(tree):
+        runs = _runs_a_script(tree)
+        if not own and not needed and not runs:
             found.append(Finding(self.name, "no-repo-use",
                                  "the answer never uses the repository: it imports none of its modules and "
                                  "runs none of its scripts", severity=WARNING))
+        elif not own and not runs and _declares_flags(tree):
+            found.append(Finding(self.name, "own-cli",
+                                 "the answer declares its own command-line flags instead of running the "
+                                 "repository's script with them", severity=WARNING))
         return found
 
     def _names(self, module: str, wanted: list[tuple[int, str]], roots: list[Path]) -> list[Finding]:

@@ -6,7 +6,9 @@ wrote the same normalised answer (whitespace collapsed, flags in order of appear
 order is (wrong answer type, penalty, -agreement, original sample index): an answer whose type
 (bash or python) differs from the first (greedy) sample's goes after those that agree, since a
 clean answer of the wrong kind still fails the task (on the dev tasks the greedy sample's type
-was right for 96 % of tasks, the majority of five samples at temperature 0.7 less often); then
+was right for 96 % of tasks, the majority of five samples at temperature 0.7 less often), except
+that a greedy Python answer declaring its own argparse flags (``own-cli``) counts as meaning a
+command line; then
 among equally clean answers the one most samples agree on, then the original order. Every candidate's metadata records
 its findings, penalty, agreement and original index under ``check``.
 """
@@ -48,7 +50,10 @@ def rank(cands: list[Candidate], findings: list[list[Finding]]) -> list[Candidat
     the original kept as ``metadata.check.original_index``."""
     keys = [normalise(c.code) for c in cands]
     votes = Counter(keys)
-    kind = min(cands, key=lambda c: c.sample_index).answer_type if cands else ""
+    greedy = min(range(len(cands)), key=lambda i: cands[i].sample_index) if cands else -1
+    kind = cands[greedy].answer_type if cands else ""
+    if cands and any(f.code == "own-cli" for f in findings[greedy]):
+        kind = "bash"  # a home-made argparse script: the model meant a command line
     scored = []
     for i, (c, fs) in enumerate(zip(cands, findings)):
         scored.append((c.answer_type != kind, penalty(fs), -votes[keys[i]], c.sample_index, i))
