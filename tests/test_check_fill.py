@@ -96,6 +96,9 @@ def test_a_wrapper_script_opens_into_the_command_of_the_script_the_instruction_n
     ctx = CheckContext(repo, ".", instruction)
     answer = "# the anomaly run\nratio=1\nbash scripts/forecast/TimesNet_SMAP.sh"
     assert expand_wrappers(answer, ctx) == "python -u gan.py --model Autoformer --data SMAP --batch_size 32"
+    # a cd before the script: the command runs there too
+    moved = expand_wrappers("cd scripts && bash forecast/TimesNet_SMAP.sh", ctx)
+    assert moved == "cd scripts && python -u gan.py --model Autoformer --data SMAP --batch_size 32"
     # not only wrappers: left as it is
     assert expand_wrappers("bash scripts/forecast/TimesNet_SMAP.sh\npython gan.py", ctx) is None
     assert expand_wrappers("bash run.sh cora", ctx) is None  # run.sh reads its arguments

@@ -14,6 +14,7 @@ instruction's values to that command's flags. Only files inside the repository a
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
@@ -86,10 +87,11 @@ def _only_wrappers(code: str) -> bool:
 def expand_wrappers(code: str, ctx: CheckContext) -> str | None:
     """The answer replaced by the inner Python command of the wrapper script that fits the
     instruction best, or None when the answer is not made of wrapper calls only. The scripts
-    looked at are the ones called and their neighbours under the same top folder
-    (``scripts/``): the one whose path names most of the instruction's words
+    looked at are the ones called and their neighbours under the same top folder of the
+    repository (``scripts/``; none for a script at the top itself): the one whose path names most of the instruction's words
     (``imputation/ETT_script/Transformer_ETTm1.sh`` for "a Transformer ... imputation ... ETTm1"),
-    then the one whose command already holds most of its values."""
+    then the one whose command already holds most of its values, then one the answer called. When
+    the answer ``cd``s first, the command keeps that ``cd``."""
     steps = list(walk(code, ctx))
     calls = [s for s in steps if s.call is not None]
     if not calls or not all(_wrapper(s) for s in calls) or not _only_wrappers(code):
@@ -97,22 +99,27 @@ def expand_wrappers(code: str, ctx: CheckContext) -> str | None:
     repo = Path(ctx.repo_dir).resolve()
     words = set(re.findall(r"[a-z0-9]+", ctx.instruction.lower())) - _PATH_NOISE
     values = [v.lower() for v in instruction_values(ctx.instruction)]
-    scripts: dict[Path, bool] = {}
+    scripts: dict[Path, Path] = {}  # script -> the folder it is run from
+    called = set()
     for s in calls:
         assert s.call is not None
         path = (s.cwd / s.call.target).resolve()
+        called.add(path)
         if repo in path.parents and path.is_file():
-            scripts[path] = True
-            top = s.cwd / Path(s.call.target).parts[0] if len(Path(s.call.target).parts) > 1 else s.cwd
-            for near in scripts_near(top.resolve(), depth=4):
-                scripts.setdefault((top / near).resolve(), False)
+            scripts[path] = s.cwd
+            rel = path.relative_to(repo).parts
+            if len(rel) > 1:  # its neighbours under the same top folder (scripts/...), not the whole repository
+                for near in scripts_near(repo / rel[0], depth=4):
+                    scripts.setdefault((repo / rel[0] / near).resolve(), s.cwd)
     best: tuple[int, int, bool, str] | None = None
-    for path in scripts:
-        inner = inner_command(path)
+    for path, cwd in scripts.items():
+        inner = inner_command(path) if repo in path.parents else None  # a link out of it is not read
         if inner is None:
             continue
+        if cwd != ctx.task_dir:  # the answer moved first: so must the command
+            inner = f"cd {shlex.quote(os.path.relpath(cwd, ctx.task_dir))} && {inner}"
         named = len(set(re.findall(r"[a-z0-9]+", str(path.relative_to(repo)).lower())) & words)
-        key = (named, sum(v in inner.lower() for v in values), scripts[path], inner)
+        key = (named, sum(v in inner.lower() for v in values), path in called, inner)
         if best is None or key[:3] > best[:3]:
             best = key
     return best[3] if best else None
