@@ -126,6 +126,8 @@ def test_python_syntax_error_is_located(repo):
 def test_home_made_argparse_script_that_never_uses_the_repository(repo):
     code = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr')\nprint(p.parse_args().lr)\n"
     assert codes(code, repo, "python") == ["no-repo-use"]
+    two = code.replace("p.add_argument('--lr')", "p.add_argument('--lr')\np.add_argument('--epochs')")
+    assert codes(two, repo, "python") == ["own-cli"]  # a home-made CLI: it meant a command line
     assert codes("import os\nos.system('python train.py --data cora')\n", repo, "python") == []
     # torch is a package the repository depends on, so the script "uses" it; its own flags say
     # the model meant to run a command

@@ -8,9 +8,9 @@
   (``missing-symbol``, naming the closest real one);
 - it uses the repository at all: an answer that imports none of its modules, none of the
   packages it depends on (its own imports, its requirement files, ``pip install`` in its docs)
-  and runs none of its scripts (a home-made argparse script that prints values) is
-  ``no-repo-use``; one that uses only packages the repository depends on (``torch``) but declares
-  its own argparse flags instead of running the repository's script is ``own-cli``. A missing
+  and runs none of its scripts is ``no-repo-use``; one that imports none of the repository's
+  own modules, runs none of its scripts and declares its own argparse flags (a home-made CLI,
+  with or without ``torch``) is ``own-cli`` instead. A missing
   package the repository depends on is not the answer's fault (the environment lacks it), so it
   is no finding.
 """
@@ -95,15 +95,15 @@ class PythonChecker:
             used = [(n.lineno, n.attr) for n in ast.walk(tree)
                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == alias]
             found.extend(self._names(module, used, roots))
-        runs = _runs_a_script(tree)
-        if not own and not needed and not runs:
-            found.append(Finding(self.name, "no-repo-use",
-                                 "the answer never uses the repository: it imports none of its modules and "
-                                 "runs none of its scripts", severity=WARNING))
-        elif not own and not runs and _declares_flags(tree):
-            found.append(Finding(self.name, "own-cli",
-                                 "the answer declares its own command-line flags instead of running the "
-                                 "repository's script with them", severity=WARNING))
+        if not own and not _runs_a_script(tree):
+            if _declares_flags(tree):
+                found.append(Finding(self.name, "own-cli",
+                                     "the answer declares its own command-line flags instead of running the "
+                                     "repository's script with them", severity=WARNING))
+            elif not needed:
+                found.append(Finding(self.name, "no-repo-use",
+                                     "the answer never uses the repository: it imports none of its modules and "
+                                     "runs none of its scripts", severity=WARNING))
         return found
 
     def _names(self, module: str, wanted: list[tuple[int, str]], roots: list[Path]) -> list[Finding]:
