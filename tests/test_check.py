@@ -158,3 +158,16 @@ def test_shell_script_positionals_are_counted_unless_it_forwards_them(tmp_path):
     assert codes("bash two.sh cora 0.1", own) == []
     assert codes("bash two.sh cora 0.1 extra more", own) == ["positional-count"]
     assert codes("bash fwd.sh --data cora --anything 1", own) == []
+
+
+def test_running_a_module_that_reads_no_arguments_is_a_library_file(tmp_path):
+    repo = make_check_repo(tmp_path)  # its own: files are added (the module's repository is shared)
+    (repo / "pkg" / "demo.py").write_text("import os\nclass Att:\n    pass\n\nif __name__ == '__main__':\n    print(Att())\n")
+    (repo / "fetch.py").write_text("import os\nos.makedirs('ckpt', exist_ok=True)\nprint('downloaded')\n")
+    assert codes("python pkg/demo.py", repo) == ["library-file"]
+    assert codes("python pkg/models.py", repo) == ["library-file"]
+    assert codes("python fetch.py", repo) == []  # a script: it does its work at the top level
+    assert codes("python train.py --data cora", repo) == []  # it has a parser
+    # the wrong path to a module of that name: both findings, the fix named
+    got = findings("python demo.py", repo)
+    assert [f.code for f in got] == ["unknown-script", "library-file"], [f.message for f in got]

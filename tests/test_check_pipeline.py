@@ -230,6 +230,10 @@ def test_selection_keeps_to_the_greedy_samples_answer_type():
     own = [Finding("python", "own-cli", "declares its own flags", severity="warning")]
     out = rank([py_first, dataclasses.replace(bash_ok, sample_index=1)], [own, [Finding("bash", "unknown-flag", "x")]])
     assert out[0].answer_type == "bash"  # a home-made argparse CLI meant a command line
+    lib = [Finding("bash", "library-file", "reads no arguments", severity="warning")]
+    bash_first = dataclasses.replace(bash_ok, sample_index=0)
+    out = rank([bash_first, dataclasses.replace(py_clean, sample_index=1)], [lib, [Finding("python", "x", "y")]])
+    assert out[0].answer_type == "python"  # running a module that reads no arguments meant using it
 
 
 def test_a_repair_that_drops_the_instructions_value_is_not_taken(repo):

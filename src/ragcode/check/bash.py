@@ -4,22 +4,26 @@ The answer is split into commands with the one shell grammar (``ragcode.shell``)
 commands move the working directory (starting at the task's path); each command that runs a
 script or module (``python X.py``, ``bash X.sh``, ``python -m pkg.mod``, ``torchrun``,
 ``accelerate launch``...) is resolved there. Findings: a script or module that does not exist
-(naming the closest real one), a ``cd`` into a folder that does not exist, and, for a Python
-script whose parser can be read, everything ``ragcode.check.args.match_args`` finds. An answer
+(naming the closest real one), a ``cd`` into a folder that does not exist, a module run as a
+script without arguments when it reads none (``library-file``: its ``__main__`` block is its own
+demo, so the task's values never reach it), and, for a Python script whose parser can be read,
+everything ``ragcode.check.args.match_args`` finds. An answer
 that runs no script at all is a finding too.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import importlib.util
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragcode.check import CheckContext, Finding
+from ragcode.check import WARNING, CheckContext, Finding
 from ragcode.check.args import match_args
-from ragcode.check.facts import module_file, script_flags, scripts_near
+from ragcode.check.facts import module_file, read_text, script_flags, scripts_near
 from ragcode.chunking.scripts.flags import Flag
 from ragcode.shell import ScriptCall, logical_lines, parse_command, split_commands, split_prefix
 
@@ -164,12 +168,46 @@ class BashChecker:
             if not path.is_file():
                 near = closest_script(call.target, cwd, repo)
                 hint = f"; did you mean {near}?" if near else ""
-                return [Finding(self.name, "unknown-script",
-                                f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
-                                line=line, target=call.target, suggestion=near)]
+                found = [Finding(self.name, "unknown-script",
+                                 f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
+                                 line=line, target=call.target, suggestion=near)]
+                if near and Path(near).name == path.name and not call.args and _library_file(cwd / near):
+                    found.append(_library(near, line))
+                return found
+            if not call.args and step.flags is None and _library_file(path):
+                return [_library(call.target, line)]
         if step.flags is None:
             return []
         return [_at(f, line) for f in match_args(call.args, step.flags, call.target)]
+
+
+def _library_file(path: Path) -> bool:
+    """A Python module, not a script: it reads no command line (no parser, no ``sys.argv``),
+    defines functions or classes, and runs nothing at the top level but its ``if __name__ ==
+    "__main__":`` demo."""
+    text = read_text(path) if path.suffix == ".py" else None
+    if text is None or re.search(r"argv|argparse|ArgumentParser|click|typer|absl|fire\.|hydra|getopt", text):
+        return False
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return False
+    quiet = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+             ast.AnnAssign)
+    for node in body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # a docstring
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            continue
+        if not isinstance(node, quiet):
+            return False
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in body)
+
+
+def _library(target: str, line: int) -> Finding:
+    return Finding("bash", "library-file", f"{target} reads no command-line arguments: running it runs only "
+                   "its own demo; import it in a Python answer to use it with the task's values",
+                   severity=WARNING, line=line, target=target)
 
 
 def _at(f: Finding, line: int) -> Finding:

@@ -8,7 +8,8 @@ order is (wrong answer type, penalty, -agreement, original sample index): an ans
 clean answer of the wrong kind still fails the task (on the dev tasks the greedy sample's type
 was right for 96 % of tasks, the majority of five samples at temperature 0.7 less often), except
 that a greedy Python answer declaring its own argparse flags (``own-cli``) counts as meaning a
-command line; then
+command line, and a greedy command that runs a module reading no arguments (``library-file``) as
+meaning Python; then
 among equally clean answers the one most samples agree on, then the original order. Every candidate's metadata records
 its findings, penalty, agreement and original index under ``check``.
 """
@@ -54,6 +55,8 @@ def rank(cands: list[Candidate], findings: list[list[Finding]]) -> list[Candidat
     kind = cands[greedy].answer_type if cands else ""
     if cands and any(f.code == "own-cli" for f in findings[greedy]):
         kind = "bash"  # a home-made argparse script: the model meant a command line
+    elif cands and any(f.code == "library-file" for f in findings[greedy]):
+        kind = "python"  # it runs a module that reads no arguments: the model meant to use it
     scored = []
     for i, (c, fs) in enumerate(zip(cands, findings)):
         scored.append((c.answer_type != kind, penalty(fs), -votes[keys[i]], c.sample_index, i))
