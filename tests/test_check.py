@@ -171,3 +171,11 @@ def test_running_a_module_that_reads_no_arguments_is_a_library_file(tmp_path):
     # the wrong path to a module of that name: both findings, the fix named
     got = findings("python demo.py", repo)
     assert [f.code for f in got] == ["unknown-script", "library-file"], [f.message for f in got]
+
+
+def test_a_shell_script_run_by_python_names_bash(repo):
+    (f,) = findings("python run.sh cora", repo)
+    assert (f.code, f.target, f.suggestion) == ("wrong-launcher", "python run.sh", "bash run.sh")
+    from ragcode.check.autofix import autofix
+
+    assert autofix("python run.sh cora", [f]) == ("bash run.sh cora", [("python run.sh", "bash run.sh")])

@@ -143,3 +143,19 @@ def test_ragcode_check_fix_prints_the_filled_answer(repo):
     assert out["fixed"]["filled"] == [["128", "--img_size"]] and out["fixed"]["findings"] == []
     text = CliRunner().invoke(app, [*args, "--fix"])
     assert text.exit_code == 0 and "python gan.py --n_epochs 100 --img_size 128" in text.stdout
+
+
+def test_a_name_the_instruction_gives_is_reason_enough_to_open_a_wrapper(repo):
+    # no number, no code-like word: only "Autoformer", which the coverage check does not count
+    instruction = "Detect anomalies with the Autoformer model."
+    llm = ScriptedLLM(answers=["```bash\npython scripts/forecast/TimesNet_SMAP.sh\n```"])
+    (cand,) = generate_from_config(instruction, None, llm, load_config(overrides=["generation.n=1"]),
+                                   CheckContext(repo, ".", instruction))
+    record = cand.metadata["check"]["autofix"]
+    assert record["pairs"] == [["python scripts/forecast/TimesNet_SMAP.sh", "bash scripts/forecast/TimesNet_SMAP.sh"]]
+    assert cand.code == "python -u gan.py --model Autoformer --data SMAP --batch_size 32"
+    # a wrapper already naming what the instruction names stays as it is
+    llm = ScriptedLLM(answers=["```bash\nbash scripts/anomaly/Autoformer_SMAP.sh\n```"])
+    (cand,) = generate_from_config(instruction, None, llm, load_config(overrides=["generation.n=1"]),
+                                   CheckContext(repo, ".", instruction))
+    assert cand.code == "bash scripts/anomaly/Autoformer_SMAP.sh" and "autofix" not in cand.metadata["check"]

@@ -1,11 +1,12 @@
 """Deterministic fixes for slips whose correction is certain, applied before any model round.
 
-Only two kinds, where the finding names exactly one real spelling that differs in form, not
+Only three kinds, where the finding names exactly one real spelling that differs in form, not
 in meaning:
 - an ``unknown-flag`` whose suggestion is the same name up to ``-``/``_``/case
   (``--batch-size`` -> ``--batch_size``);
 - an ``unknown-script`` whose suggestion is a file of the same name reached by another path
-  (``implementations/gan/gan.py`` run from ``implementations/gan`` -> ``gan.py``).
+  (``implementations/gan/gan.py`` run from ``implementations/gan`` -> ``gan.py``);
+- a ``wrong-launcher``: a shell script run by python (``python run.sh`` -> ``bash run.sh``).
 Everything else (a different word, a missing value) is left to the model. The word is replaced
 as a whole shell word, so values and other commands are untouched.
 """
@@ -34,6 +35,8 @@ def fixable(f: Finding) -> tuple[str, str] | None:
         if _same_flag(wrong, f.suggestion):
             return wrong, f.suggestion
     if f.code == "unknown-script" and _same_script(f.target, f.suggestion):
+        return f.target, f.suggestion
+    if f.code == "wrong-launcher" and f.suggestion:
         return f.target, f.suggestion
     return None
 

@@ -25,7 +25,7 @@ from ragcode.check import WARNING, CheckContext, Finding
 from ragcode.check.args import match_args
 from ragcode.check.facts import module_file, read_text, script_flags, scripts_near
 from ragcode.chunking.scripts.flags import Flag
-from ragcode.shell import ScriptCall, logical_lines, parse_command, split_commands, split_prefix
+from ragcode.shell import PYTHON, ScriptCall, logical_lines, parse_command, split_commands, split_prefix
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -130,13 +130,14 @@ class BashChecker:
         repo = Path(ctx.repo_dir).resolve()
         found: list[Finding] = []
         calls = 0
+        found.extend(_shell_scripts_run_by_python(code))
         for step in walk(code, ctx):
             if step.call is None:
                 found.extend(self._cd(step.words[1:], step.cwd, repo, step.first_line + 1))
                 continue
             calls += 1
             found.extend(self._call(step, repo, ctx, step.first_line + 1))
-        if calls == 0:
+        if calls == 0 and not any(f.code == "wrong-launcher" for f in found):
             found.append(Finding(self.name, "no-command",
                                  "the answer runs no script of the repository (python X.py, bash X.sh, "
                                  "python -m pkg.module)"))
@@ -179,6 +180,19 @@ class BashChecker:
         if step.flags is None:
             return []
         return [_at(f, line) for f in match_args(call.args, step.flags, call.target)]
+
+
+def _shell_scripts_run_by_python(code: str) -> list[Finding]:
+    """``python x.sh``: Python cannot run a shell script; ``bash x.sh`` would."""
+    out = []
+    for first, line in logical_lines(code):
+        for words in split_commands(line):
+            rest = split_prefix(words)[1]
+            if len(rest) > 1 and PYTHON.match(rest[0]) and rest[1].endswith(".sh") and "$" not in rest[1]:
+                out.append(Finding("bash", "wrong-launcher", f"{rest[0]} {rest[1]}: python cannot run a shell "
+                                   f"script; run it with bash", line=first + 1, target=f"{rest[0]} {rest[1]}",
+                                   suggestion=f"bash {rest[1]}"))
+    return out
 
 
 def _library_file(path: Path) -> bool:

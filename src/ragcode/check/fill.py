@@ -207,6 +207,13 @@ def proper_names(instruction: str) -> list[str]:
     return out
 
 
+def names_said(code: str, instruction: str) -> int:
+    """How many of the instruction's capitalised names ``code`` mentions, in any form
+    (``Autoformer_SMAP.sh`` names Autoformer)."""
+    low = code.lower()
+    return sum(n.lower() in low for n in proper_names(instruction))
+
+
 def _mentions(text: str, word: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE) is not None
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcode.check import CheckContext, Checker, Finding, check_answer, penalty
+from ragcode.check.fill import names_said, proper_names
 from ragcode.check.repair import prompt_hash, repair_message
 from ragcode.check.select import annotate, rank, reannotate
 from ragcode.fileio import append_line, read_lines, repair_tail
@@ -117,26 +118,40 @@ def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext
             break
         record["pairs"] += [list(p) for p in more]
         new_fs = check_answer(code, answer_type, ctx, checkers)
-    if fill and answer_type == "bash" and any(f.code == "missing-value" for f in new_fs):
+    if fill and answer_type == "bash" and (any(f.code == "missing-value" for f in new_fs)
+                                           or names_said(code, ctx.instruction) < len(proper_names(ctx.instruction))):
         from ragcode.check.expand import expand_wrappers
         from ragcode.check.fill import fill_values
 
+        step: dict[str, Any] = {}
         inner = expand_wrappers(code, ctx)
+        filled_code, filled_fs = code, new_fs
         if inner is not None:
-            record["expanded"] = inner
-            code, new_fs = inner, check_answer(inner, answer_type, ctx, checkers)
-        code, filled = fill_values(code, new_fs, ctx)
+            step["expanded"] = inner
+            filled_code, filled_fs = inner, check_answer(inner, answer_type, ctx, checkers)
+        filled_code, filled = fill_values(filled_code, filled_fs, ctx)
         if filled:
-            record["filled"] = [list(p) for p in filled]
-            new_fs = check_answer(code, answer_type, ctx, checkers)
+            step["filled"] = [list(p) for p in filled]
+            filled_fs = check_answer(filled_code, answer_type, ctx, checkers)
+        if step and better(filled_code, filled_fs, code, new_fs, ctx.instruction):  # else: the certain fixes only
+            code, new_fs = filled_code, filled_fs
+            record.update(step)
     return code, new_fs, record
+
+
+def better(code: str, fs: list[Finding], old: str, old_fs: list[Finding], instruction: str) -> bool:
+    """Findings that weigh less, or as much while naming more of the instruction's capitalised
+    names (``Informer``, which the coverage check does not count as a value)."""
+    if penalty(fs) != penalty(old_fs):
+        return penalty(fs) < penalty(old_fs)
+    return names_said(code, instruction) > names_said(old, instruction)
 
 
 def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],
              fill: bool = True) -> tuple[Candidate, list[Finding]]:
-    """The first answer through ``fix_answer``, kept only when its findings then weigh less."""
+    """The first answer through ``fix_answer``, kept only when it is ``better``."""
     code, new_fs, record = fix_answer(cand.code, cand.answer_type, fs, ctx, checkers, fill)
-    if code == cand.code or penalty(new_fs) >= penalty(fs):
+    if code == cand.code or not better(code, new_fs, cand.code, fs, ctx.instruction):
         return cand, fs
     fixed = dataclasses.replace(cand, code=code)
     out = reannotate(fixed, new_fs, cand)
