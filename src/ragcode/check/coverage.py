@@ -31,7 +31,7 @@ _NAME_FOLLOWED_BY = re.compile(r"[\s'\"`]*(?:set\s+to|should\s+be|must\s+be|with
 _WORD = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}")
 # capitals that are prose, not values
-_PROSE = {"I", "AI", "ML", "GPU", "GPUS", "CPU", "CUDA", "ID", "IDS", "URL", "API", "OK", "PDF", "README",
+PROSE_WORDS = {"I", "AI", "ML", "GPU", "GPUS", "CPU", "CUDA", "ID", "IDS", "URL", "API", "OK", "PDF", "README",
           "NLP", "CV", "AND", "OR", "THE", "A", "IT", "UI", "DL"}
 
 
@@ -48,7 +48,7 @@ def instruction_values(instruction: str) -> list[str]:
         before = re.search(r"([A-Za-z]+)[\s'\"`]*$", text[:start]) if start >= 0 else None
         if before and before.group(1).lower() in _NAME_WORDS:
             return
-        if v and v not in out and v.upper() not in _PROSE and len(v.split()) <= 4:
+        if v and v not in out and v.upper() not in PROSE_WORDS and len(v.split()) <= 4:
             out.append(v)
 
     for m in _QUOTED.finditer(text):

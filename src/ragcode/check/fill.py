@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from ragcode.check import CheckContext, Finding
 from ragcode.check.args import takes_value
 from ragcode.check.bash import Step, resolved_calls
-from ragcode.check.coverage import _PROSE
+from ragcode.check.coverage import PROSE_WORDS
 from ragcode.chunking.scripts.flags import Flag
 
 _WORD = re.compile(r"[A-Za-z]+")
@@ -116,7 +116,7 @@ def _type_fit(flag: Flag, value: str) -> float | None:
     return 1.0 if t in ("", "str", "string", "path", "pathlib.path") else 0.5
 
 
-def score(flag: Flag, value: str, contexts: list[list[str]]) -> float:
+def score(flag: Flag, value: str, contexts: list[list[tuple[str, float]]]) -> float:
     """How surely ``value`` belongs to ``flag`` (0 = not at all)."""
     if flag.positional or not takes_value(flag):
         return 0.0
@@ -202,7 +202,7 @@ def proper_names(instruction: str) -> list[str]:
     flag's name says so plainly (``the Autoformer model`` -> ``--model``)."""
     out = []
     for m in re.finditer(r"(?<=[a-z0-9,:] )[A-Z][a-z]+[A-Za-z0-9]*\b(?!['-])", instruction):
-        if m.group() not in out and m.group().upper() not in _PROSE:
+        if m.group() not in out and m.group().upper() not in PROSE_WORDS:
             out.append(m.group())
     return out
 
