@@ -159,3 +159,20 @@ def test_a_name_the_instruction_gives_is_reason_enough_to_open_a_wrapper(repo):
     (cand,) = generate_from_config(instruction, None, llm, load_config(overrides=["generation.n=1"]),
                                    CheckContext(repo, ".", instruction))
     assert cand.code == "bash scripts/anomaly/Autoformer_SMAP.sh" and "autofix" not in cand.metadata["check"]
+
+
+def test_ragcode_generate_prints_what_autofix_filled_in(tmp_path):
+    from agent_helpers import gan_index
+    from typer.testing import CliRunner
+
+    from ragcode.cli import app
+
+    _, cfg, index = gan_index(tmp_path)
+    index.close()
+    sets = [f"index.root={cfg.index.root}", f"index.cache_dir={cfg.index.cache_dir}", "embedder.enabled=false",
+            "retrieval.mode=bm25", "generation.n=1",
+            'generation.llm.scripted_answers=["```bash\\npython implementations/dcgan/dcgan.py --n_epochs 5\\n```"]']
+    args = ["generate", "--index", "gan", "--llm", "scripted", "Train the DCGAN for 5 epochs at a learning rate of 0.001"]
+    result = CliRunner().invoke(app, [*args, *[x for s in sets for x in ("--set", s)]])
+    assert result.exit_code == 0, result.output
+    assert "--n_epochs 5 --lr 0.001" in result.stdout and "autofix: --lr 0.001" in result.stdout

@@ -89,6 +89,12 @@ def _print(candidates: list[Any]) -> None:
         console.print(Panel(Syntax(c.code or "(empty)", lexer, word_wrap=True), title=title, title_align="left"))
         if check is not None:
             print_findings(check["findings"])
+            fix = check.get("autofix")
+            if fix:
+                done = [f"{a} -> {b}" for a, b in fix.get("pairs", [])] + (["opened the wrapper script"]
+                                                                          if fix.get("expanded") else [])
+                done += [f"{flag} {value}" for value, flag in fix.get("filled", [])]
+                console.print(f"  autofix: {'; '.join(done)}", highlight=False, markup=False, soft_wrap=True)
             for r in check.get("repair", []):
                 console.print(f"  repair round {r['round']}: {len(r['findings_after'])} finding(s) after, "
                               f"{'accepted' if r['accepted'] else 'not better, kept the previous answer'}",
