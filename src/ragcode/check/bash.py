@@ -64,7 +64,8 @@ def _up(cwd: Path, repo: Path) -> str:
 class Step:
     """One command of a bash answer as it would run: ``call`` (None for a ``cd``), the folder
     it runs in, its logical line's first and last physical line (0-based), and whether it is
-    the last command of that line; ``flags`` is the script's parser table when it can be read."""
+    the last command of that line; ``path`` is the file the call runs (None when there is none),
+    ``flags`` that script's parser table when it can be read."""
 
     call: ScriptCall | None
     words: list[str]
@@ -72,6 +73,7 @@ class Step:
     first_line: int
     end_line: int
     last: bool
+    path: Path | None = None
     flags: list[Flag] | None = None
 
 
@@ -89,11 +91,14 @@ def walk(code: str, ctx: CheckContext) -> Iterator[Step]:
             last = j == len(commands) - 1
             if rest and rest[0] == "cd":
                 yield Step(None, rest, cwd, first, end, last)
-                cwd = _cd_target(rest[1:], cwd, repo)
+                dest = _cd_dest(rest[1:], cwd)
+                cwd = dest if dest is not None and dest.is_dir() and _inside(dest, repo) else cwd
                 continue
             call = parse_command(words)
             if call is not None:
-                yield Step(call, words, cwd, first, end, last, _flags_of(call, cwd, repo, ctx))
+                path = _runs(call, cwd, repo)
+                flags = script_flags(path) if path is not None and path.is_file() else None
+                yield Step(call, words, cwd, first, end, last, path, flags)
 
 
 def resolved_calls(code: str, ctx: CheckContext) -> list[Step]:
@@ -101,14 +106,16 @@ def resolved_calls(code: str, ctx: CheckContext) -> list[Step]:
     return [s for s in walk(code, ctx) if s.call is not None]
 
 
-def _cd_target(args: list[str], cwd: Path, repo: Path) -> Path:
+def _cd_dest(args: list[str], cwd: Path) -> Path | None:
+    """Where ``cd ARGS`` goes, or None when that cannot be told (``cd -``, ``~``, a variable)."""
     if not args or args[0] in ("-", "~") or "$" in args[0] or args[0].startswith("~"):
-        return cwd
-    new = (cwd / args[0]).resolve()
-    return new if new.is_dir() and _inside(new, repo) else cwd
+        return None
+    return (cwd / args[0]).resolve()
 
 
-def _flags_of(call: ScriptCall, cwd: Path, repo: Path, ctx: CheckContext) -> list[Flag] | None:
+def _runs(call: ScriptCall, cwd: Path, repo: Path) -> Path | None:
+    """The file a call runs: a script that exists, or a module's file (its ``__main__.py`` for a
+    package; the folder of a namespace package); None when there is none or it is a variable."""
     if "$" in call.target:
         return None
     if call.kind == "module":
@@ -116,9 +123,9 @@ def _flags_of(call: ScriptCall, cwd: Path, repo: Path, ctx: CheckContext) -> lis
         if path is not None and path.is_file() and path.name == "__init__.py":
             main = path.parent / "__main__.py"
             path = main if main.is_file() else path
-        return script_flags(path) if path is not None and path.is_file() else None
+        return path
     path = Path(call.target) if call.target.startswith("/") else cwd / call.target
-    return script_flags(path) if path.is_file() else None
+    return path if path.is_file() else None
 
 
 class BashChecker:
@@ -144,10 +151,8 @@ class BashChecker:
         return found
 
     def _cd(self, args: list[str], cwd: Path, repo: Path, line: int) -> list[Finding]:
-        if not args or args[0] in ("-", "~") or "$" in args[0] or args[0].startswith("~"):
-            return []
-        new = (cwd / args[0]).resolve()
-        if not _inside(new, repo) or new.is_dir():
+        new = _cd_dest(args, cwd)
+        if new is None or not _inside(new, repo) or new.is_dir():
             return []  # a real folder, or one outside the repository (a data folder, /tmp): not ours to judge
         return [Finding(self.name, "unknown-script",
                         f"cd {args[0]}: there is no folder {_rel(new, repo)} in the repository",
@@ -158,25 +163,22 @@ class BashChecker:
         assert call is not None
         if "$" in call.target:
             return []
-        if call.kind == "module":
-            if module_file(call.target, [cwd, repo]) is None and not _importable(call.target.split(".")[0],
-                                                                                 ctx.interpreter):
+        if step.path is None and call.kind == "module":
+            if not _importable(call.target.split(".")[0], ctx.interpreter):
                 return [Finding(self.name, "unknown-module",
                                 f"python -m {call.target}: no such module in the repository or the environment",
                                 line=line, target=call.target)]
-        else:
-            path = Path(call.target) if call.target.startswith("/") else cwd / call.target
-            if not path.is_file():
-                near = closest_script(call.target, cwd, repo)
-                hint = f"; did you mean {near}?" if near else ""
-                found = [Finding(self.name, "unknown-script",
-                                 f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
-                                 line=line, target=call.target, suggestion=near)]
-                if near and Path(near).name == path.name and not call.args and _library_file(cwd / near):
-                    found.append(_library(near, line))
-                return found
-            if not call.args and step.flags is None and _library_file(path):
-                return [_library(call.target, line)]
+        elif step.path is None:
+            near = closest_script(call.target, cwd, repo)
+            hint = f"; did you mean {near}?" if near else ""
+            found = [Finding(self.name, "unknown-script",
+                             f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
+                             line=line, target=call.target, suggestion=near)]
+            if near and Path(near).name == Path(call.target).name and not call.args and _library_file(cwd / near):
+                found.append(_library(near, line))
+            return found
+        elif call.kind == "script" and not call.args and step.flags is None and _library_file(step.path):
+            return [_library(call.target, line)]
         if step.flags is None:
             return []
         return [_at(f, line) for f in match_args(call.args, step.flags, call.target)]

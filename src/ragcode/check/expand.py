@@ -103,9 +103,11 @@ def expand_wrappers(code: str, ctx: CheckContext) -> str | None:
     called = set()
     for s in calls:
         assert s.call is not None
-        path = (s.cwd / s.call.target).resolve()
+        if s.path is None:
+            continue
+        path = s.path.resolve()
         called.add(path)
-        if repo in path.parents and path.is_file():
+        if repo in path.parents:
             scripts[path] = s.cwd
             rel = path.relative_to(repo).parts
             if len(rel) > 1:  # its neighbours under the same top folder (scripts/...), not the whole repository

@@ -50,10 +50,10 @@ def check_command(
     out: dict = {"answer_type": parsed.answer_type, "penalty": penalty(findings),
                  "findings": [f.to_dict() for f in findings]}
     if fix:
-        from ragcode.check.pipeline import fix_answer
+        from ragcode.check.pipeline import better, fix_answer
 
         code, fixed_fs, record = fix_answer(parsed.code, parsed.answer_type, findings, ctx, checkers)
-        if code != parsed.code and penalty(fixed_fs) < penalty(findings):
+        if code != parsed.code and better(code, fixed_fs, parsed.code, findings, instruction):  # as autofix keeps it
             findings = fixed_fs
             out["fixed"] = {"code": code, **record, "penalty": penalty(fixed_fs),
                             "findings": [f.to_dict() for f in fixed_fs]}
