@@ -173,6 +173,31 @@ def test_running_a_module_that_reads_no_arguments_is_a_library_file(tmp_path):
     assert [f.code for f in got] == ["unknown-script", "library-file"], [f.message for f in got]
 
 
+def test_running_a_document_or_a_cited_passage_is_not_a_script(repo):
+    # a context passage's header copied as a command, a data file run by python
+    for answer, target in [("python README.md:12-40", "README.md:12-40"), ("python data/GD_new.json --out x",
+                                                                             "data/GD_new.json"),
+                           ("bash README.md", "README.md")]:
+        got = findings(answer, repo)
+        assert [(f.code, f.target) for f in got] == [("not-a-script", target)], [f.message for f in got]
+    assert codes("python train.py --data cfg.yaml", repo) == []  # a file as a flag's value is fine
+
+
+def test_arguments_given_to_a_script_that_reads_none_are_ignored(tmp_path):
+    repo = make_check_repo(tmp_path)
+    (repo / "demo.py").write_text("import os\nIMAGE_PATH = 'assets/a.jpg'\nprint(os.path.exists(IMAGE_PATH))\n")
+    (repo / "opts").mkdir()
+    (repo / "opts" / "train_options.py").write_text("class Opts:\n    def parse(self):\n"
+                                                   "        self.parser.add_argument('--name')\n")
+    (repo / "fit.py").write_text("from opts.train_options import Opts\nopt = Opts().parse()\nprint(opt)\n")
+    (f,) = findings("python demo.py --image_path x.jpg", repo)
+    assert (f.code, f.target, f.severity) == ("ignored-args", "demo.py", "warning")
+    assert "--image_path x.jpg never reach it" in f.message
+    assert codes("python demo.py", repo) == []  # run as it is: it does its own work
+    assert codes("python fit.py --name x", repo) == []  # its options module parses the command line
+    assert codes("python train.py --data cora", repo) == []
+
+
 def test_a_shell_script_run_by_python_names_bash(repo):
     (f,) = findings("python run.sh cora", repo)
     assert (f.code, f.target, f.suggestion) == ("wrong-launcher", "python run.sh", "bash run.sh")

@@ -234,6 +234,16 @@ def test_selection_keeps_to_the_greedy_samples_answer_type():
     bash_first = dataclasses.replace(bash_ok, sample_index=0)
     out = rank([bash_first, dataclasses.replace(py_clean, sample_index=1)], [lib, [Finding("python", "x", "y")]])
     assert out[0].answer_type == "python"  # running a module that reads no arguments meant using it
+    ignored = [Finding("bash", "ignored-args", "reads no arguments", severity="warning")]
+    out = rank([bash_first, dataclasses.replace(py_clean, sample_index=1)], [ignored, [Finding("python", "x", "y")]])
+    assert out[0].answer_type == "python"  # values handed to a script that reads none: set them in Python
+    cited = [Finding("bash", "not-a-script", "README.md is not a program")]
+    py_second = dataclasses.replace(py_clean, sample_index=1)
+    bash_third = dataclasses.replace(bash_ok, sample_index=2)
+    out = rank([bash_first, py_second, bash_third], [cited, [], [Finding("bash", "unknown-flag", "x")]])
+    assert out[0].answer_type == "python"  # a greedy answer that runs nothing says nothing of the kind
+    out = rank([bash_first, py_second, bash_third], [[Finding("bash", "unknown-flag", "x")], [], []])
+    assert out[0].answer_type == "bash"  # whereas a real command keeps its kind first
 
 
 def test_a_repair_that_drops_the_instructions_value_is_not_taken(repo):

@@ -6,8 +6,11 @@ script or module (``python X.py``, ``bash X.sh``, ``python -m pkg.mod``, ``torch
 ``accelerate launch``...) is resolved there. Findings: a script or module that does not exist
 (naming the closest real one), a ``cd`` into a folder that does not exist, a module run as a
 script without arguments when it reads none (``library-file``: its ``__main__`` block is its own
-demo, so the task's values never reach it), and, for a Python script whose parser can be read,
-everything ``ragcode.check.args.match_args`` finds. An answer
+demo, so the task's values never reach it), arguments handed to a script that reads none
+(``ignored-args``: neither it nor a repository module it imports parses a command line), a
+document or data file run as a program (``not-a-script``: ``python README.md:12-40`` is a
+context passage's header copied out), ``python x.sh`` (``wrong-launcher``), and, for a Python
+script whose parser can be read, everything ``ragcode.check.args.match_args`` finds. An answer
 that runs no script at all is a finding too.
 """
 
@@ -137,14 +140,14 @@ class BashChecker:
         repo = Path(ctx.repo_dir).resolve()
         found: list[Finding] = []
         calls = 0
-        found.extend(_shell_scripts_run_by_python(code))
+        found.extend(_launcher_slips(code))
         for step in walk(code, ctx):
             if step.call is None:
                 found.extend(self._cd(step.words[1:], step.cwd, repo, step.first_line + 1))
                 continue
             calls += 1
             found.extend(self._call(step, repo, ctx, step.first_line + 1))
-        if calls == 0 and not any(f.code == "wrong-launcher" for f in found):
+        if calls == 0 and not any(f.code in ("wrong-launcher", "not-a-script") for f in found):
             found.append(Finding(self.name, "no-command",
                                  "the answer runs no script of the repository (python X.py, bash X.sh, "
                                  "python -m pkg.module)"))
@@ -180,20 +183,42 @@ class BashChecker:
         elif call.kind == "script" and not call.args and step.flags is None and _library_file(step.path):
             return [_library(call.target, line)]
         if step.flags is None:
+            if call.kind == "script" and call.args and _reads_no_args(step.path, repo):
+                return [Finding(self.name, "ignored-args", f"{call.target} reads no command-line arguments: "
+                                f"{' '.join(call.args[:3])}{' ...' if len(call.args) > 3 else ''} never reach it; "
+                                "its values are set inside it, so a Python answer that sets them would use them",
+                                severity=WARNING, line=line, target=call.target)]
             return []
         return [_at(f, line) for f in match_args(call.args, step.flags, call.target)]
 
 
-def _shell_scripts_run_by_python(code: str) -> list[Finding]:
-    """``python x.sh``: Python cannot run a shell script; ``bash x.sh`` would."""
+# files no interpreter runs: documents, data, configs, images (``python README.md:12-40`` is a
+# passage header of the context copied as a command)
+_NOT_CODE = frozenset({".md", ".rst", ".txt", ".json", ".jsonl", ".yaml", ".yml", ".csv", ".tsv", ".cfg", ".toml",
+                       ".ini", ".jpg", ".jpeg", ".png", ".gif", ".pdb", ".fasta", ".pt", ".pth", ".ckpt", ".ipynb",
+                       ".html", ".zip", ".gz", ".tar"})
+_CITED = re.compile(r":\d+(?:-\d+)?$")
+
+
+def _launcher_slips(code: str) -> list[Finding]:
+    """``python x.sh``: Python cannot run a shell script; ``bash x.sh`` would (``wrong-launcher``).
+    ``python README.md:12-40``, ``python data/x.json``: what is run is no program at all
+    (``not-a-script``)."""
     out = []
     for first, line in logical_lines(code):
         for words in split_commands(line):
             rest = split_prefix(words)[1]
-            if len(rest) > 1 and PYTHON.match(rest[0]) and rest[1].endswith(".sh") and "$" not in rest[1]:
-                out.append(Finding("bash", "wrong-launcher", f"{rest[0]} {rest[1]}: python cannot run a shell "
-                                   f"script; run it with bash", line=first + 1, target=f"{rest[0]} {rest[1]}",
-                                   suggestion=f"bash {rest[1]}"))
+            if len(rest) < 2 or "$" in rest[1] or not (PYTHON.match(rest[0]) or rest[0] in ("bash", "sh")):
+                continue
+            launcher, target = rest[0], rest[1]
+            if PYTHON.match(launcher) and target.endswith(".sh"):
+                out.append(Finding("bash", "wrong-launcher", f"{launcher} {target}: python cannot run a shell "
+                                   f"script; run it with bash", line=first + 1, target=f"{launcher} {target}",
+                                   suggestion=f"bash {target}"))
+            elif _CITED.search(target) or Path(target).suffix.lower() in _NOT_CODE:
+                out.append(Finding("bash", "not-a-script", f"{launcher} {target}: {Path(_CITED.sub('', target)).name}"
+                                   " is not a program; run one of the repository's scripts, or answer in Python",
+                                   line=first + 1, target=target))
     return out
 
 
@@ -218,6 +243,30 @@ def _library_file(path: Path) -> bool:
         if not isinstance(node, quiet):
             return False
     return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in body)
+
+
+_READS_ARGS = re.compile(r"argv|argparse|ArgumentParser|add_argument|parse_args|optparse|OptionParser|getopt|docopt|"
+                        r"click|typer|absl|\bfire\b|hydra|FLAGS|flags\.DEFINE|tf\.app\.flags|input\(")
+
+
+def _reads_no_args(path: Path | None, repo: Path) -> bool:
+    """A Python script that reads no command line: neither it nor a module of the repository it
+    imports (``from options.train_options import TrainOptions`` parses for ``train.py``) mentions
+    a parser, ``sys.argv`` or input()."""
+    text = read_text(path) if path is not None and path.suffix == ".py" else None
+    if text is None or _READS_ARGS.search(text):
+        return False
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level]
+    for name in names:
+        local = module_file(name, [path.parent, repo])
+        if local is not None and local.is_file() and _READS_ARGS.search(read_text(local) or ""):
+            return False
+    return True
 
 
 def _library(target: str, line: int) -> Finding:

@@ -9,8 +9,10 @@ clean answer of the wrong kind still fails the task (on the dev tasks the greedy
 was right for 81 % of the 88 tasks with the 0.5B and 75 % of 55 with the 1.5B; the majority of
 five samples at temperature 0.7 was right as often, within one task), except
 that a greedy Python answer declaring its own argparse flags (``own-cli``) counts as meaning a
-command line, and a greedy command that runs a module reading no arguments (``library-file``) as
-meaning Python; then
+command line, a greedy command that runs a module reading no arguments (``library-file``), or
+hands arguments to a script that reads none (``ignored-args``), as meaning Python, and a greedy "command" that runs no program at all (``no-command``,
+``not-a-script``: a usage text or a context passage's header copied out) as meaning neither, so
+that the findings alone decide; then
 among equally clean answers the one most samples agree on, then the original order. Every candidate's metadata records
 its findings, penalty, agreement and original index under ``check``.
 """
@@ -23,6 +25,9 @@ from collections import Counter
 
 from ragcode.check import Finding, penalty
 from ragcode.types import Candidate
+
+# findings that say a bash answer runs no program (a copied usage text, ``python README.md:3-9``)
+RUNS_NOTHING = frozenset({"no-command", "not-a-script"})
 
 
 def normalise(code: str) -> str:
@@ -56,11 +61,13 @@ def rank(cands: list[Candidate], findings: list[list[Finding]]) -> list[Candidat
     kind = cands[greedy].answer_type if cands else ""
     if cands and any(f.code == "own-cli" for f in findings[greedy]):
         kind = "bash"  # a home-made argparse script: the model meant a command line
-    elif cands and any(f.code == "library-file" for f in findings[greedy]):
-        kind = "python"  # it runs a module that reads no arguments: the model meant to use it
+    elif cands and any(f.code in ("library-file", "ignored-args") for f in findings[greedy]):
+        kind = "python"  # it runs a file that reads no arguments: the model meant to use it with its values
+    elif cands and any(f.code in RUNS_NOTHING for f in findings[greedy]):
+        kind = ""  # it runs no program at all: its kind says nothing, the findings decide
     scored = []
     for i, (c, fs) in enumerate(zip(cands, findings)):
-        scored.append((c.answer_type != kind, penalty(fs), -votes[keys[i]], c.sample_index, i))
+        scored.append((bool(kind) and c.answer_type != kind, penalty(fs), -votes[keys[i]], c.sample_index, i))
     order = sorted(scored)
     out = []
     for new_index, (_, _, neg_votes, _, i) in enumerate(order):
