@@ -118,21 +118,30 @@ def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext
             break
         record["pairs"] += [list(p) for p in more]
         new_fs = check_answer(code, answer_type, ctx, checkers)
-    if fill and answer_type == "bash" and (any(f.code == "missing-value" for f in new_fs)
-                                           or names_said(code, ctx.instruction) < len(proper_names(ctx.instruction))):
+    if fill and answer_type == "bash":
         from ragcode.check.expand import expand_wrappers
         from ragcode.check.fill import fill_values
+        from ragcode.check.retarget import retarget_script
 
+        gaps = (any(f.code == "missing-value" for f in new_fs)
+                or names_said(code, ctx.instruction) < len(proper_names(ctx.instruction)))
         step: dict[str, Any] = {}
-        inner = expand_wrappers(code, ctx)
+        inner = expand_wrappers(code, ctx) if gaps else None
         filled_code, filled_fs = code, new_fs
         if inner is not None:
             step["expanded"] = inner
             filled_code, filled_fs = inner, check_answer(inner, answer_type, ctx, checkers)
-        filled_code, filled = fill_values(filled_code, filled_fs, ctx)
-        if filled:
-            step["filled"] = [list(p) for p in filled]
-            filled_fs = check_answer(filled_code, answer_type, ctx, checkers)
+        moved = retarget_script(filled_code, ctx)
+        if moved is not None:
+            moved_fs = check_answer(moved, answer_type, ctx, checkers)
+            if penalty(moved_fs) <= penalty(filled_fs):
+                step["retargeted"] = moved
+                filled_code, filled_fs = moved, moved_fs
+        if gaps or moved is not None:
+            filled_code, filled = fill_values(filled_code, filled_fs, ctx)
+            if filled:
+                step["filled"] = [list(p) for p in filled]
+                filled_fs = check_answer(filled_code, answer_type, ctx, checkers)
         if step and better(filled_code, filled_fs, code, new_fs, ctx.instruction):  # else: the certain fixes only
             code, new_fs = filled_code, filled_fs
             record.update(step)
@@ -144,7 +153,12 @@ def better(code: str, fs: list[Finding], old: str, old_fs: list[Finding], instru
     names (``Informer``, which the coverage check does not count as a value)."""
     if penalty(fs) != penalty(old_fs):
         return penalty(fs) < penalty(old_fs)
-    return names_said(code, instruction) > names_said(old, instruction)
+    from ragcode.check.retarget import scripts_named
+
+    said, said_old = names_said(code, instruction), names_said(old, instruction)
+    if said != said_old:
+        return said > said_old
+    return scripts_named(code, instruction) > scripts_named(old, instruction)
 
 
 def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],
