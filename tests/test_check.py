@@ -194,6 +194,8 @@ def test_arguments_given_to_a_script_that_reads_none_are_ignored(tmp_path):
     assert (f.code, f.target, f.severity) == ("ignored-args", "demo.py", "warning")
     assert "--image_path x.jpg never reach it" in f.message
     assert codes("python demo.py", repo) == []  # run as it is: it does its own work
+    # the wrong path to it: the fixed path's finding comes with the unknown script
+    assert codes("python tools/demo.py --image_path x.jpg", repo) == ["unknown-script", "ignored-args"]
     assert codes("python fit.py --name x", repo) == []  # its options module parses the command line
     assert codes("python train.py --data cora", repo) == []
 

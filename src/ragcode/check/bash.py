@@ -177,17 +177,18 @@ class BashChecker:
             found = [Finding(self.name, "unknown-script",
                              f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
                              line=line, target=call.target, suggestion=near)]
-            if near and Path(near).name == Path(call.target).name and not call.args and _library_file(cwd / near):
-                found.append(_library(near, line))
+            if near and Path(near).name == Path(call.target).name:  # what the fixed path would find
+                if not call.args and _library_file(cwd / near):
+                    found.append(_library(near, line))
+                elif call.args and call.kind == "script" and script_flags(cwd / near) is None \
+                        and _reads_no_args(cwd / near, repo):
+                    found.append(_ignored(near, call.args, line))
             return found
         elif call.kind == "script" and not call.args and step.flags is None and _library_file(step.path):
             return [_library(call.target, line)]
         if step.flags is None:
             if call.kind == "script" and call.args and _reads_no_args(step.path, repo):
-                return [Finding(self.name, "ignored-args", f"{call.target} reads no command-line arguments: "
-                                f"{' '.join(call.args[:3])}{' ...' if len(call.args) > 3 else ''} never reach it; "
-                                "its values are set inside it, so a Python answer that sets them would use them",
-                                severity=WARNING, line=line, target=call.target)]
+                return [_ignored(call.target, call.args, line)]
             return []
         return [_at(f, line) for f in match_args(call.args, step.flags, call.target)]
 
@@ -267,6 +268,12 @@ def _reads_no_args(path: Path | None, repo: Path) -> bool:
         if local is not None and local.is_file() and _READS_ARGS.search(read_text(local) or ""):
             return False
     return True
+
+
+def _ignored(target: str, args: list[str], line: int) -> Finding:
+    return Finding("bash", "ignored-args", f"{target} reads no command-line arguments: {' '.join(args[:3])}"
+                   f"{' ...' if len(args) > 3 else ''} never reach it; its values are set inside it, so a Python "
+                   "answer that sets them would use them", severity=WARNING, line=line, target=target)
 
 
 def _library(target: str, line: int) -> Finding:
