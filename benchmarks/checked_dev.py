@@ -83,7 +83,7 @@ def _replay(cands: list[dict], task, repos: Path) -> dict[str, tuple[str, list]]
         originals.append(Candidate(c["text"], code or c["code"], c["answer_type"], index, {}))
     originals.sort(key=lambda c: c.sample_index)
     found = [check_answer(c.code, c.answer_type, ctx, checkers) for c in originals]
-    ranked = rank(originals, found)
+    ranked = rank(originals, found, task.instruction)
     first = ranked[0]
     first_fs = [Finding.from_dict(f) for f in first.metadata["check"]["findings"]]
     chosen = (first.code, first.metadata["check"]["findings"])

@@ -9,9 +9,9 @@ import pytest
 from check_helpers import make_check_repo
 
 from ragcode.answering import generate_from_config
-from ragcode.check import CheckContext
+from ragcode.check import CheckContext, Finding
 from ragcode.check.pipeline import Journal
-from ragcode.check.select import normalise, rank
+from ragcode.check.select import normalise, rank, words_said
 from ragcode.config import load_config
 from ragcode.generation.backends.scripted import ScriptedLLM
 from ragcode.types import Candidate, Context
@@ -60,6 +60,18 @@ def test_agreement_breaks_ties_between_clean_answers():
     assert normalise(b.code) == normalise(c.code)
     out = rank([a, b, c], [[], [], []])
     assert [x.metadata["check"]["original_index"] for x in out] == [1, 2, 0]
+
+
+def test_then_the_answer_saying_more_of_the_instruction_comes_first():
+    plain = Candidate("", "from pkg import render\nrender('image.jpg')", "python", 0)
+    styled = Candidate("", "from pkg import render\nrender('image.jpg', style='cartoon')", "python", 1)
+    instruction = "Render image.jpg in a cartoon style, please help"
+    assert (words_said(plain.code, instruction), words_said(styled.code, instruction)) == (1, 3)  # render; style, cartoon
+    out = rank([plain, styled], [[], []], instruction)
+    assert out[0].metadata["check"]["original_index"] == 1 and out[0].metadata["check"]["words_said"] == 3
+    # findings still come first: a cleaner answer that says less wins
+    out = rank([plain, styled], [[], [Finding("python", "missing-symbol", "x")]], instruction)
+    assert out[0].metadata["check"]["original_index"] == 0
 
 
 def test_repair_sends_the_findings_and_the_flag_table_and_accepts_the_fix(repo):

@@ -78,7 +78,7 @@ def checked_candidates(messages: list[dict[str, str]], meta: dict[str, Any], llm
     cands = _draw(messages, meta, llm, n, sampling, journal)
     findings = [check_answer(c.code, c.answer_type, ctx, checkers) for c in cands]
     if select:
-        cands = rank(cands, findings)
+        cands = rank(cands, findings, ctx.instruction)
         findings = [[Finding.from_dict(f) for f in c.metadata["check"]["findings"]] for c in cands]
     else:
         cands = [annotate(c, fs) for c, fs in zip(cands, findings)]

@@ -13,8 +13,10 @@ command line, a greedy command that runs a module reading no arguments (``librar
 hands arguments to a script that reads none (``ignored-args``), as meaning Python, and a greedy "command" that runs no program at all (``no-command``,
 ``not-a-script``: a usage text or a context passage's header copied out) as meaning neither, so
 that the findings alone decide; then
-among equally clean answers the one most samples agree on, then the original order. Every candidate's metadata records
-its findings, penalty, agreement and original index under ``check``.
+among equally clean answers the one most samples agree on, then the one that mentions most of the
+instruction's content words (``words_said``: "in a cartoon style" -> ``cartoon``), then the
+original order. Every candidate's metadata records its findings, penalty, agreement, words said
+and original index under ``check``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import re
 from collections import Counter
 
 from ragcode.check import Finding, penalty
+from ragcode.retrieval.tokenize import STOPWORDS
 from ragcode.types import Candidate
 
 # findings that say a bash answer runs no program (a copied usage text, ``python README.md:3-9``)
@@ -52,7 +55,19 @@ def reannotate(cand: Candidate, findings: list[Finding], like: Candidate) -> Can
     return annotate(cand, findings, **kept)
 
 
-def rank(cands: list[Candidate], findings: list[list[Finding]]) -> list[Candidate]:
+def words_said(code: str, instruction: str) -> int:
+    """How many of the instruction's content words (four letters or more, not stopwords nor
+    words every task says) the answer mentions: ``cartoon``, ``caption``, ``masknet``."""
+    words = set(re.findall(r"[a-z]{4,}", instruction.lower())) - STOPWORDS - _TASK_WORDS
+    low = code.lower()
+    return sum(w in low for w in words)
+
+
+_TASK_WORDS = frozenset("""task code script write model data image images would could should please help need want
+like using into your about there their which these those what when where will shall also""".split())
+
+
+def rank(cands: list[Candidate], findings: list[list[Finding]], instruction: str = "") -> list[Candidate]:
     """``cands`` best first (see the module doc); ``sample_index`` renumbered to the new order,
     the original kept as ``metadata.check.original_index``."""
     keys = [normalise(c.code) for c in cands]
@@ -67,11 +82,12 @@ def rank(cands: list[Candidate], findings: list[list[Finding]]) -> list[Candidat
         kind = ""  # it runs no program at all: its kind says nothing, the findings decide
     scored = []
     for i, (c, fs) in enumerate(zip(cands, findings)):
-        scored.append((bool(kind) and c.answer_type != kind, penalty(fs), -votes[keys[i]], c.sample_index, i))
+        said = words_said(c.code, instruction)
+        scored.append((bool(kind) and c.answer_type != kind, penalty(fs), -votes[keys[i]], -said, c.sample_index, i))
     order = sorted(scored)
     out = []
-    for new_index, (_, _, neg_votes, _, i) in enumerate(order):
-        c = annotate(cands[i], findings[i], agreement=-neg_votes, original_index=cands[i].sample_index,
-                     rank=new_index)
+    for new_index, (_, _, neg_votes, neg_said, _, i) in enumerate(order):
+        c = annotate(cands[i], findings[i], agreement=-neg_votes, words_said=-neg_said,
+                     original_index=cands[i].sample_index, rank=new_index)
         out.append(dataclasses.replace(c, sample_index=new_index))
     return out
