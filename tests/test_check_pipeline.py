@@ -62,6 +62,20 @@ def test_agreement_breaks_ties_between_clean_answers():
     assert [x.metadata["check"]["original_index"] for x in out] == [1, 2, 0]
 
 
+def test_a_script_on_the_wrong_path_weighs_less_than_one_that_exists_nowhere():
+    from ragcode.check import WEIGHTS, penalty
+
+    moved = Finding("bash", "unknown-script", "x", target="sample.py", suggestion="examples/sample.py")
+    lost = Finding("bash", "unknown-script", "x", target="nothere.py", suggestion="near.py")
+    module = Finding("bash", "unknown-module", "x", target="lm_design")
+    assert penalty([moved]) < penalty([lost]) == WEIGHTS["unknown-script"]
+    assert penalty([moved]) <= penalty([module])
+    a = Candidate("", "python -m lm_design x=1", "bash", 0)
+    b = Candidate("", "python sample.py x.pdb", "bash", 1)
+    out = rank([a, b], [[module, Finding("coverage", "missing-value", "x", severity="warning")], [moved]])
+    assert out[0].code == b.code  # the fixable slip wins over a module that is not there and a lost value
+
+
 def test_then_the_answer_saying_more_of_the_instruction_comes_first():
     plain = Candidate("", "from pkg import render\nrender('image.jpg')", "python", 0)
     styled = Candidate("", "from pkg import render\nrender('image.jpg', style='cartoon')", "python", 1)

@@ -29,6 +29,9 @@ WEIGHTS = {
     "no-repo-use": 1.5, "own-cli": 1.5, "library-file": 1.0, "wrong-launcher": 2.0, "not-a-script": 3.0, "ignored-args": 1.0, "missing-value": 0.5, "duplicate-flag": 0.3, "missing-flag-value": 1.0,
     "run-error": 1.5,
 }
+# an unknown script whose file of the same name exists elsewhere in the repository weighs less
+# than one that exists nowhere (measured on the dev runs: 1.5 to 2.0 choose alike, 3.0 loses three tasks)
+MOVED_SCRIPT_WEIGHT = 2.0
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class Finding:
 
     @property
     def weight(self) -> float:
+        if self.code == "unknown-script" and self.suggestion and Path(self.suggestion).name == Path(self.target).name:
+            return MOVED_SCRIPT_WEIGHT  # the file exists under another path: a slip autofix corrects
         return WEIGHTS.get(self.code, 1.0) * (1.0 if self.severity == ERROR else 0.5)
 
     def to_dict(self) -> dict[str, Any]:
