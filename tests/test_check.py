@@ -7,7 +7,7 @@ import sys
 import pytest
 from check_helpers import make_check_repo
 
-from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
+from ragcode.check import DEFAULT_CHECKS, CheckContext, Finding, check_answer, load_checkers
 from ragcode.check.coverage import instruction_values
 
 
@@ -206,3 +206,17 @@ def test_a_shell_script_run_by_python_names_bash(repo):
     from ragcode.check.autofix import autofix
 
     assert autofix("python run.sh cora", [f]) == ("bash run.sh cora", [("python run.sh", "bash run.sh")])
+
+
+def test_a_missing_py_whose_shell_twin_exists_is_run_with_bash(tmp_path):
+    from ragcode.check.autofix import autofix
+
+    repo = make_check_repo(tmp_path)
+    (repo / "train_genre.sh").write_text('#!/bin/sh\npython train.py --data "$1"\n')
+    answer = "python -u train_genre.py cora 13"
+    (f,) = findings(answer, repo)
+    assert (f.code, f.target, f.suggestion) == ("unknown-script", "train_genre.py", "train_genre.sh")
+    assert autofix(answer, [f]) == ("bash train_genre.sh cora 13", [("python -u train_genre.py", "bash train_genre.sh")])
+    # another name is no twin: left to the model
+    g = Finding("bash", "unknown-script", "x", target="train2.py", suggestion="run.sh")
+    assert autofix("python train2.py", [g]) == ("python train2.py", [])

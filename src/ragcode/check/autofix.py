@@ -6,7 +6,9 @@ in meaning:
   (``--batch-size`` -> ``--batch_size``);
 - an ``unknown-script`` whose suggestion is a file of the same name reached by another path
   (``implementations/gan/gan.py`` run from ``implementations/gan`` -> ``gan.py``);
-- a ``wrong-launcher``: a shell script run by python (``python run.sh`` -> ``bash run.sh``).
+- a ``wrong-launcher``: a shell script run by python (``python run.sh`` -> ``bash run.sh``);
+- an ``unknown-script`` ``X.py`` run by python whose suggestion is the shell script ``X.sh`` of
+  the same folder (``python -u train_genre.py a b`` -> ``bash train_genre.sh a b``).
 Everything else (a different word, a missing value) is left to the model. The word is replaced
 as a whole shell word, so values and other commands are untouched.
 """
@@ -41,10 +43,24 @@ def fixable(f: Finding) -> tuple[str, str] | None:
     return None
 
 
+def _shell_twin(f: Finding) -> bool:
+    a, b = PurePosixPath(f.target), PurePosixPath(f.suggestion or "")
+    return (f.code == "unknown-script" and a.suffix == ".py" and b.suffix == ".sh" and a.stem == b.stem
+            and a.parent == b.parent)
+
+
 def autofix(code: str, findings: list[Finding]) -> tuple[str, list[tuple[str, str]]]:
     """``code`` with every certain correction applied, and the ``(wrong, right)`` pairs used."""
     done: list[tuple[str, str]] = []
     for f in findings:
+        if _shell_twin(f):  # python [-u] X.py -> bash X.sh, the interpreter's own options dropped
+            launcher = re.compile(rf"(?<![\w./-])python[\d.]*(?:\s+-[A-Za-z]+)*\s+{re.escape(f.target)}(?=\s|$)",
+                                  re.MULTILINE)
+            match = launcher.search(code)
+            if match is not None:
+                code = code[:match.start()] + f"bash {f.suggestion}" + code[match.end():]
+                done.append((match.group(0), f"bash {f.suggestion}"))
+            continue
         pair = fixable(f)
         if pair is None or pair in done:
             continue
