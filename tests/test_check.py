@@ -196,6 +196,9 @@ def test_arguments_given_to_a_script_that_reads_none_are_ignored(tmp_path):
     assert codes("python demo.py", repo) == []  # run as it is: it does its own work
     # the wrong path to it: the fixed path's finding comes with the unknown script
     assert codes("python tools/demo.py --image_path x.jpg", repo) == ["unknown-script", "ignored-args"]
+    # and so does the closest name's (the one the message suggests)
+    got = findings("python dem0.py --image_path x.jpg", repo)
+    assert [(f.code, f.target) for f in got] == [("unknown-script", "dem0.py"), ("ignored-args", "demo.py")]
     assert codes("python fit.py --name x", repo) == []  # its options module parses the command line
     assert codes("python train.py --data cora", repo) == []
 

@@ -177,7 +177,7 @@ class BashChecker:
             found = [Finding(self.name, "unknown-script",
                              f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
                              line=line, target=call.target, suggestion=near)]
-            if near and Path(near).name == Path(call.target).name:  # what the fixed path would find
+            if near:  # what the closest real script would do with this call
                 if not call.args and _library_file(cwd / near):
                     found.append(_library(near, line))
                 elif call.args and call.kind == "script" and script_flags(cwd / near) is None \
