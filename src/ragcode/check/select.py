@@ -26,7 +26,6 @@ import re
 from collections import Counter
 
 from ragcode.check import Finding, penalty
-from ragcode.retrieval.tokenize import STOPWORDS
 from ragcode.types import Candidate
 
 # findings that say a bash answer runs no program (a copied usage text, ``python README.md:3-9``)
@@ -58,7 +57,9 @@ def reannotate(cand: Candidate, findings: list[Finding], like: Candidate) -> Can
 def words_said(code: str, instruction: str) -> int:
     """How many of the instruction's content words (four letters or more, not stopwords nor
     words every task says) the answer mentions: ``cartoon``, ``caption``, ``masknet``."""
-    words = set(re.findall(r"[a-z]{4,}", instruction.lower())) - STOPWORDS - _TASK_WORDS
+    from bm25s.stopwords import STOPWORDS_EN_PLUS  # a core dependency, already loaded by retrieval
+
+    words = set(re.findall(r"[a-z]{4,}", instruction.lower())) - set(STOPWORDS_EN_PLUS) - _TASK_WORDS
     low = code.lower()
     return sum(w in low for w in words)
 
