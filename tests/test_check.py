@@ -200,6 +200,7 @@ def test_arguments_given_to_a_script_that_reads_none_are_ignored(tmp_path):
     got = findings("python dem0.py --image_path x.jpg", repo)
     assert [(f.code, f.target) for f in got] == [("unknown-script", "dem0.py"), ("ignored-args", "demo.py")]
     assert codes("python fit.py --name x", repo) == []  # its options module parses the command line
+    assert codes("python -m pkg.models --layers 2", repo) == ["ignored-args"]  # a module, as a script
     assert codes("python train.py --data cora", repo) == []
 
 

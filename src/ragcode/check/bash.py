@@ -187,7 +187,7 @@ class BashChecker:
         elif call.kind == "script" and not call.args and step.flags is None and _library_file(step.path):
             return [_library(call.target, line)]
         if step.flags is None:
-            if call.kind == "script" and call.args and _reads_no_args(step.path, repo):
+            if call.args and step.path is not None and step.path.is_file() and _reads_no_args(step.path, repo):
                 return [_ignored(call.target, call.args, line)]
             return []
         return [_at(f, line) for f in match_args(call.args, step.flags, call.target)]
