@@ -93,6 +93,7 @@ def _print(candidates: list[Any]) -> None:
             if fix:
                 done = [f"{a} -> {b}" for a, b in fix.get("pairs", [])] + (["opened the wrapper script"]
                                                                           if fix.get("expanded") else [])
+                done += ["ran the script the instruction names"] if fix.get("retargeted") else []
                 done += [f"{flag} {value}" for value, flag in fix.get("filled", [])]
                 console.print(f"  autofix: {'; '.join(done)}", highlight=False, markup=False, soft_wrap=True)
             for r in check.get("repair", []):
