@@ -223,12 +223,16 @@ def _launcher_slips(code: str) -> list[Finding]:
     return out
 
 
+_READS_ARGS = re.compile(r"argv|argparse|ArgumentParser|add_argument|parse_args|optparse|OptionParser|getopt|docopt|"
+                        r"click|typer|absl|\bfire\b|hydra|FLAGS|flags\.DEFINE|tf\.app\.flags|input\(")
+
+
 def _library_file(path: Path) -> bool:
     """A Python module, not a script: it reads no command line (no parser, no ``sys.argv``),
     defines functions or classes, and runs nothing at the top level but its ``if __name__ ==
     "__main__":`` demo."""
     text = read_text(path) if path.suffix == ".py" else None
-    if text is None or re.search(r"argv|argparse|ArgumentParser|click|typer|absl|fire\.|hydra|getopt", text):
+    if text is None or _READS_ARGS.search(text):
         return False
     try:
         body = ast.parse(text).body
@@ -244,10 +248,6 @@ def _library_file(path: Path) -> bool:
         if not isinstance(node, quiet):
             return False
     return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in body)
-
-
-_READS_ARGS = re.compile(r"argv|argparse|ArgumentParser|add_argument|parse_args|optparse|OptionParser|getopt|docopt|"
-                        r"click|typer|absl|\bfire\b|hydra|FLAGS|flags\.DEFINE|tf\.app\.flags|input\(")
 
 
 def _reads_no_args(path: Path | None, repo: Path) -> bool:

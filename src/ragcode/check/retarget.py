@@ -4,14 +4,13 @@
 Repositories that keep one script per model and stage side by side (``examples/train_pcn.py``,
 ``examples/test_masknet.py``, ``train_PointNetLK.py``) make a small model copy the script its
 context showed, not the one the task names. ``retarget_script`` looks at the one Python script a
-bash answer runs and at the other ``.py`` files of its folder: when the instruction says every
-word of a sibling's name (``test`` and ``masknet``, as words, ``testing`` counting for ``test``;
-one of them more than a word every task says, like ``model`` or ``main``), the sibling has a
-command line of its own, and the instruction does not say every word of the called script's
-name, the call is moved to that sibling, the one that
-keeps most of the called script's words when several fit; a tie moves nothing. The answer's
-flags stay as they are; ``check.pipeline.fix_answer`` keeps the move only when the sibling's
-parser finds no more wrong than the old script's did.
+bash answer runs and at the other ``.py`` files of its folder. When the instruction does not say
+every word of the called script's name but says every word of a sibling's (``test`` and
+``masknet``, as words, ``testing`` counting for ``test``; one of them more than a word every task
+says, like ``model`` or ``main``) and the sibling has a command line of its own, the call is
+moved to that sibling; among several, to the one keeping most of the called script's words; a
+tie moves nothing. The answer's flags stay as they are; ``check.pipeline.fix_answer`` keeps the
+move only when the sibling's parser finds no more wrong than the old script's did.
 """
 
 from __future__ import annotations
