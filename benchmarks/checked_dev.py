@@ -116,7 +116,9 @@ def modes(args: argparse.Namespace) -> int:
         cands = rec["candidates"]
         greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
         stages = _replay(cands, task, Path(args.replay)) if args.replay else _stages(cands)
-        chosen = {"single": (greedy["code"], greedy["metadata"].get("check", {}).get("findings", [])), **stages}
+        single = _stages(cands)["select"] if greedy is cands[0] else (greedy["code"], greedy["metadata"].get(
+            "check", {}).get("findings", []))  # as drawn: before the first answer's autofix and repair
+        chosen = {"single": single, **stages}
         pre_code = stages["select"][0]
         check = cands[0]["metadata"].get("check", {})
         greedy_s = greedy["metadata"].get("seconds") or 0
