@@ -178,18 +178,10 @@ class BashChecker:
                              f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
                              line=line, target=call.target, suggestion=near)]
             if near:  # what the closest real script would do with this call
-                if not call.args and _library_file(cwd / near):
-                    found.append(_library(near, line))
-                elif call.args and call.kind == "script" and script_flags(cwd / near) is None \
-                        and _reads_no_args(cwd / near, repo):
-                    found.append(_ignored(near, call.args, line))
+                found.extend(_reads_nothing(call, cwd / near, script_flags(cwd / near), near, repo, line))
             return found
-        elif call.kind == "script" and not call.args and step.flags is None and _library_file(step.path):
-            return [_library(call.target, line)]
         if step.flags is None:
-            if call.args and step.path is not None and step.path.is_file() and _reads_no_args(step.path, repo):
-                return [_ignored(call.target, call.args, line)]
-            return []
+            return _reads_nothing(call, step.path, None, call.target, repo, line)
         return [_at(f, line) for f in match_args(call.args, step.flags, call.target)]
 
 
@@ -268,6 +260,18 @@ def _reads_no_args(path: Path | None, repo: Path) -> bool:
         if local is not None and local.is_file() and _READS_ARGS.search(read_text(local) or ""):
             return False
     return True
+
+
+def _reads_nothing(call: ScriptCall, path: Path | None, flags: list[Flag] | None, shown: str, repo: Path,
+                   line: int) -> list[Finding]:
+    """A call to ``path`` (shown as ``shown``) when that file reads no command line: run without
+    arguments, a module that only defines things (``library-file``); with them, arguments that
+    never reach it (``ignored-args``)."""
+    if flags is not None:
+        return []
+    if not call.args:
+        return [_library(shown, line)] if call.kind == "script" and path is not None and _library_file(path) else []
+    return [_ignored(shown, call.args, line)] if _reads_no_args(path, repo) else []
 
 
 def _ignored(target: str, args: list[str], line: int) -> Finding:
