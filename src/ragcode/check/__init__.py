@@ -34,6 +34,12 @@ WEIGHTS = {
 MOVED_SCRIPT_WEIGHT = 2.0
 
 
+def moved_script(target: str, suggestion: str) -> bool:
+    """``suggestion`` is a file of the same name as the missing ``target``, reached by another
+    path (``implementations/gan/gan.py`` run from ``implementations/gan`` -> ``gan.py``)."""
+    return bool(suggestion) and Path(target).name == Path(suggestion).name and target != suggestion
+
+
 @dataclass(frozen=True)
 class Finding:
     """One thing wrong with an answer, located and typed.
@@ -53,7 +59,7 @@ class Finding:
 
     @property
     def weight(self) -> float:
-        if self.code == "unknown-script" and self.suggestion and Path(self.suggestion).name == Path(self.target).name:
+        if self.code == "unknown-script" and moved_script(self.target, self.suggestion):
             return MOVED_SCRIPT_WEIGHT  # the file exists under another path: a slip autofix corrects
         return WEIGHTS.get(self.code, 1.0) * (1.0 if self.severity == ERROR else 0.5)
 
@@ -119,4 +125,4 @@ def penalty(findings: list[Finding]) -> float:
 
 
 __all__ = ["CHECKERS", "DEFAULT_CHECKS", "ERROR", "WARNING", "CheckContext", "Checker", "Finding",
-           "check_answer", "load_checkers", "penalty"]
+           "check_answer", "load_checkers", "moved_script", "penalty"]

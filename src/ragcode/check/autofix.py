@@ -18,16 +18,12 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from ragcode.check import Finding
+from ragcode.check import Finding, moved_script
 
 
 def _same_flag(a: str, b: str) -> bool:
     norm = lambda s: s.lstrip("-").replace("-", "_").lower()  # noqa: E731
     return a.startswith("-") and b.startswith("-") and norm(a) == norm(b)
-
-
-def _same_script(a: str, b: str) -> bool:
-    return bool(b) and PurePosixPath(a).name == PurePosixPath(b).name and a != b
 
 
 def fixable(f: Finding) -> tuple[str, str] | None:
@@ -36,7 +32,7 @@ def fixable(f: Finding) -> tuple[str, str] | None:
         wrong = f.message.split(" ", 1)[0]
         if _same_flag(wrong, f.suggestion):
             return wrong, f.suggestion
-    if f.code == "unknown-script" and _same_script(f.target, f.suggestion):
+    if f.code == "unknown-script" and moved_script(f.target, f.suggestion):
         return f.target, f.suggestion
     if f.code == "wrong-launcher" and f.suggestion:
         return f.target, f.suggestion
