@@ -39,6 +39,15 @@ def _said(word: str, said: set[str]) -> bool:
     return any(word + end in said for end in _ENDINGS) or (word.endswith("e") and word[:-1] + "ing" in said)
 
 
+def _said_words(instruction: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", instruction.lower()))
+
+
+def _named(words: set[str], said: set[str]) -> bool:
+    """Every word of a script's name is said (an empty name is not)."""
+    return bool(words) and all(_said(w, said) for w in words)
+
+
 def retarget_script(code: str, ctx: CheckContext) -> str | None:
     """``code`` with its one script call moved to the sibling script the instruction names
     (see the module doc), or None when nothing moves."""
@@ -47,9 +56,9 @@ def retarget_script(code: str, ctx: CheckContext) -> str | None:
         return None
     step = calls[0]
     assert step.call is not None and step.path is not None
-    said = set(re.findall(r"[a-z0-9]+", ctx.instruction.lower()))
+    said = _said_words(ctx.instruction)
     own = name_words(step.path)
-    if not own or all(_said(w, said) for w in own):
+    if not own or _named(own, said):
         return None
     repo = Path(ctx.repo_dir).resolve()
     folder = step.path.resolve().parent
@@ -58,8 +67,7 @@ def retarget_script(code: str, ctx: CheckContext) -> str | None:
     fits = []
     for sib in sorted(folder.glob("*.py")):
         words = name_words(sib)
-        if (sib.name != step.path.name and words - _GENERIC and all(_said(w, said) for w in words)
-                and script_flags(sib) is not None):
+        if sib.name != step.path.name and words - _GENERIC and _named(words, said) and script_flags(sib) is not None:
             fits.append((len(words & own), len(words), sib))
     if not fits:
         return None
@@ -76,9 +84,9 @@ def scripts_named(code: str, instruction: str) -> int:
     """How many of the Python scripts ``code`` runs have a name the instruction says in full."""
     from ragcode.shell import script_calls
 
-    said = set(re.findall(r"[a-z0-9]+", instruction.lower()))
+    said = _said_words(instruction)
     return sum(1 for c in script_calls(code) if c.kind == "script" and c.target.endswith(".py")
-               and name_words(Path(c.target)) and all(_said(w, said) for w in name_words(Path(c.target))))
+               and _named(name_words(Path(c.target)), said))
 
 
 def _replace_word(code: str, old: str, new: str) -> str:
