@@ -22,6 +22,7 @@ and original index under ``check``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections import Counter
 
@@ -54,14 +55,20 @@ def reannotate(cand: Candidate, findings: list[Finding], like: Candidate) -> Can
     return annotate(cand, findings, **kept)
 
 
-def words_said(code: str, instruction: str) -> int:
-    """How many of the instruction's content words (four letters or more, not stopwords nor
-    words every task says) the answer mentions: ``cartoon``, ``caption``, ``masknet``."""
+@functools.lru_cache(maxsize=256)
+def content_words(instruction: str) -> frozenset[str]:
+    """The instruction's words of four letters or more that are neither stopwords nor words every
+    task says (computed once per instruction: ``rank`` asks for every sample)."""
     from bm25s.stopwords import STOPWORDS_EN_PLUS  # a core dependency, already loaded by retrieval
 
-    words = set(re.findall(r"[a-z]{4,}", instruction.lower())) - set(STOPWORDS_EN_PLUS) - _TASK_WORDS
+    return frozenset(re.findall(r"[a-z]{4,}", instruction.lower())) - frozenset(STOPWORDS_EN_PLUS) - _TASK_WORDS
+
+
+def words_said(code: str, instruction: str) -> int:
+    """How many of the instruction's content words the answer mentions: ``cartoon``, ``caption``,
+    ``masknet``."""
     low = code.lower()
-    return sum(w in low for w in words)
+    return sum(w in low for w in content_words(instruction))
 
 
 _TASK_WORDS = frozenset("""task code script write model data image images would could should please help need want
