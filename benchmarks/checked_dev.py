@@ -115,8 +115,9 @@ def modes(args: argparse.Namespace) -> int:
             continue
         cands = rec["candidates"]
         greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
-        stages = _replay(cands, task, Path(args.replay)) if args.replay else _stages(cands)
-        single = _stages(cands)["select"] if greedy is cands[0] else (greedy["code"], greedy["metadata"].get(
+        stored = _stages(cands)
+        stages = _replay(cands, task, Path(args.replay)) if args.replay else stored
+        single = stored["select"] if greedy is cands[0] else (greedy["code"], greedy["metadata"].get(
             "check", {}).get("findings", []))  # as drawn: before the first answer's autofix and repair
         chosen = {"single": single, **stages}
         pre_code = stages["select"][0]
