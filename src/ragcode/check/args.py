@@ -193,8 +193,10 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
                 value = args[i]
                 i += 1
             if value is None and flag.nargs not in ("?", "*"):
-                found.append(Finding("bash", "missing-flag-value", f"{name} of {script} needs a value",
-                                     target=script))
+                boolish = "bool" in str(flag.type or "").lower()  # type=bool, str2bool: a bare switch errors
+                found.append(Finding("bash", "missing-flag-value", f"{name} of {script} needs a value"
+                                     + (" (it is parsed as a bool: give True or False)" if boolish else ""),
+                                     target=script, suggestion="True" if boolish else ""))
         if id(flag) in seen and flag.action not in ("append", "count", "extend", "append_const"):
             found.append(Finding("bash", "duplicate-flag", f"{name} is given twice to {script}",
                                  severity=WARNING, target=script))

@@ -8,7 +8,14 @@ in meaning:
   (``implementations/gan/gan.py`` run from ``implementations/gan`` -> ``gan.py``);
 - a ``wrong-launcher``: a shell script run by python (``python run.sh`` -> ``bash run.sh``);
 - an ``unknown-script`` ``X.py`` run by python whose suggestion is the shell script ``X.sh`` of
-  the same folder (``python -u train_genre.py a b`` -> ``bash train_genre.sh a b``).
+  the same folder (``python -u train_genre.py a b`` -> ``bash train_genre.sh a b``);
+- a ``cd-from-root``: ``cd implementations/gan`` written for a shell at the repository's root
+  while the task starts inside it -> the same folder reached from the task's folder
+  (``cd ../wgan_div``), or no ``cd`` at all when that folder is where the task starts;
+- a ``respelled-value``: a value of the instruction written with other separators or case, in a
+  string or an argument (``'ViT-g/14'`` -> ``'ViT-g-14'``), written as the user spelled it;
+- a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
+  as a switch: ``--noise`` -> ``--noise True``, which is what a bare switch means.
 Everything else (a different word, a missing value) is left to the model. The word is replaced
 as a whole shell word, so values and other commands are untouched.
 """
@@ -49,6 +56,28 @@ def autofix(code: str, findings: list[Finding]) -> tuple[str, list[tuple[str, st
     """``code`` with every certain correction applied, and the ``(wrong, right)`` pairs used."""
     done: list[tuple[str, str]] = []
     for f in findings:
+        if f.code == "cd-from-root":
+            new = _re_cd(code, f.target, f.suggestion)
+            if new != code:
+                code = new
+                done.append((f"cd {f.target}", f"cd {f.suggestion}" if f.suggestion != "." else ""))
+            continue
+        if f.code == "respelled-value" and f.suggestion:
+            word = re.compile(rf"(?<![A-Za-z0-9_./:-]){re.escape(f.target)}(?![A-Za-z0-9_/]|[.:-][A-Za-z0-9_/])")
+            new = word.sub(lambda _: f.suggestion, code)
+            if new != code:
+                code = new
+                done.append((f.target, f.suggestion))
+            continue
+        if f.code == "missing-flag-value" and f.suggestion == "True":
+            flag = f.message.split(" ", 1)[0]
+            bare = re.compile(rf"(?<![\w./-]){re.escape(flag)}(?=[ \t]+-|[ \t]*\\?\n|[ \t]*$|[ \t]*[;&|])",
+                              re.MULTILINE)
+            new = bare.sub(f"{flag} True", code, count=1)
+            if new != code:
+                code = new
+                done.append((flag, f"{flag} True"))
+            continue
         if _shell_twin(f):  # python [-u] X.py -> bash X.sh, the interpreter's own options dropped
             launcher = re.compile(rf"(?<![\w./-])python[\d.]*(?:\s+-[A-Za-z]+)*\s+{re.escape(f.target)}(?=\s|$)",
                                   re.MULTILINE)
@@ -67,3 +96,15 @@ def autofix(code: str, findings: list[Finding]) -> tuple[str, list[tuple[str, st
             code = new
             done.append(pair)
     return code, done
+
+
+def _re_cd(code: str, target: str, there: str) -> str:
+    """``cd TARGET`` made ``cd THERE``; dropped (with the ``&&``/``;`` after it, or its line) when
+    THERE is ``.``."""
+    cd = rf"(?<![\w./-])cd\s+{re.escape(target)}(?=[\s;&|)]|$)"
+    if there != ".":
+        return re.sub(cd, lambda _: f"cd {there}", code, count=1)
+    alone = re.compile(rf"^[ \t]*{cd}[ \t]*(?:\n|$)", re.MULTILINE)
+    if alone.search(code):
+        return alone.sub("", code, count=1)
+    return re.sub(rf"{cd}\s*(?:&&|;)\s*", "", code, count=1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import difflib
 import importlib.util
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -95,6 +96,8 @@ def walk(code: str, ctx: CheckContext) -> Iterator[Step]:
             if rest and rest[0] == "cd":
                 yield Step(None, rest, cwd, first, end, last)
                 dest = _cd_dest(rest[1:], cwd)
+                if dest is not None and not dest.is_dir():
+                    dest = _from_root(rest[1:], repo, ctx.task_dir) or dest
                 cwd = dest if dest is not None and dest.is_dir() and _inside(dest, repo) else cwd
                 continue
             call = parse_command(words)
@@ -114,6 +117,17 @@ def _cd_dest(args: list[str], cwd: Path) -> Path | None:
     if not args or args[0] in ("-", "~") or "$" in args[0] or args[0].startswith("~"):
         return None
     return (cwd / args[0]).resolve()
+
+
+def _from_root(args: list[str], repo: Path, task_dir: Path) -> Path | None:
+    """Where ``cd ARGS`` goes when the answer was written from the repository's root (a README
+    says ``cd implementations/gan`` to users who start there), when that is the task's folder or
+    one inside it. A root-relative ``cd`` elsewhere (a sibling model's folder) is not followed:
+    measured on the dev runs, it mostly leads to another model's script."""
+    dest = _cd_dest(args, repo)
+    if dest is None or args[0].startswith("/") or not dest.is_dir() or not _inside(dest, task_dir):
+        return None
+    return dest
 
 
 def _runs(call: ScriptCall, cwd: Path, repo: Path) -> Path | None:
@@ -143,7 +157,7 @@ class BashChecker:
         found.extend(_launcher_slips(code))
         for step in walk(code, ctx):
             if step.call is None:
-                found.extend(self._cd(step.words[1:], step.cwd, repo, step.first_line + 1))
+                found.extend(self._cd(step.words[1:], step.cwd, repo, ctx.task_dir, step.first_line + 1))
                 continue
             calls += 1
             found.extend(self._call(step, repo, ctx, step.first_line + 1))
@@ -153,10 +167,16 @@ class BashChecker:
                                  "python -m pkg.module)"))
         return found
 
-    def _cd(self, args: list[str], cwd: Path, repo: Path, line: int) -> list[Finding]:
+    def _cd(self, args: list[str], cwd: Path, repo: Path, task_dir: Path, line: int) -> list[Finding]:
         new = _cd_dest(args, cwd)
         if new is None or not _inside(new, repo) or new.is_dir():
             return []  # a real folder, or one outside the repository (a data folder, /tmp): not ours to judge
+        root = _from_root(args, repo, task_dir)
+        if root is not None:  # written for a shell at the repository's root: the steps after it follow it there
+            there = os.path.relpath(root, cwd)
+            return [Finding(self.name, "cd-from-root", f"cd {args[0]}: the commands start in {_rel(cwd, repo)}, "
+                            f"where there is no {args[0]}; from there it is cd {there}", severity=WARNING,
+                            line=line, target=args[0], suggestion=there)]
         return [Finding(self.name, "unknown-script",
                         f"cd {args[0]}: there is no folder {_rel(new, repo)} in the repository",
                         line=line, target=args[0])]

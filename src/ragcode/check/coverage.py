@@ -9,13 +9,17 @@ Read from the instruction only (never a task's arguments, output or oracle): num
 same value (``1e-4`` for ``0.0001``, ``300000`` for ``300,000``); a word when the answer, or the
 folder it runs in, contains it case-insensitively and up to separators (``CorrectAndSmooth`` in
 ``examples/correct_and_smooth``). ML-Bench's own argument check is a lower-cased substring test.
+A value said only up to separators, in a string or an argument (``ViT-g/14`` for ``ViT-g-14``),
+is a ``respelled-value``: autofix writes it the user's way.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 
 from ragcode.check import WARNING, CheckContext, Finding
+from ragcode.shell import logical_lines, split_commands, split_prefix
 
 _NUMBER = re.compile(r"(?<![\w.-])[-+]?(?:\d+\.\d+|\d+|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 # a quote opens and closes at a word boundary, so the apostrophes of "I've ... that's" are not quotes
@@ -80,6 +84,32 @@ def _number(v: str) -> float | None:
         return None
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")
+
+
+def _respelled(code: str, answer_type: str, value: str) -> str:
+    """The value's word as the answer writes it when that differs from the instruction only in
+    case and separators (``ViT-g/14`` for ``ViT-g-14``, ``/usr/image`` for ``./usr/image``), in a
+    place where a value stands: a string literal of a Python answer, an argument (not a command)
+    of a bash one. Empty when there is none, or the value has spaces."""
+    if re.search(r"\s", value):
+        return ""
+    if answer_type == "python":
+        try:
+            places = [n.value for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Constant)
+                      and isinstance(n.value, str)]
+        except (SyntaxError, ValueError):
+            return ""
+    else:
+        places = [w for _, line in logical_lines(code) for words in split_commands(line)
+                  for w in split_prefix(words)[1][1:]]
+    for place in places:
+        for m in _TOKEN.finditer(place):
+            if m.group() != value and _squash(m.group()) == _squash(value):
+                return m.group()
+    return ""
+
+
 class CoverageChecker:
     name = "coverage"
 
@@ -94,7 +124,13 @@ class CoverageChecker:
             n = _number(v)
             if n is not None and n in numbers:
                 continue
-            if n is None and (v.lower() in text or _squash(v) in squashed):
+            if n is None and v.lower() in text:
+                continue
+            if n is None and _squash(v) in squashed:
+                wrong = _respelled(code, answer_type, v)
+                if wrong:  # said, but not as the user spelled it: ViT-g/14 for ViT-g-14
+                    found.append(Finding(self.name, "respelled-value", f"the instruction spells it {v!r}; the "
+                                         f"answer writes {wrong!r}", severity=WARNING, target=wrong, suggestion=v))
                 continue
             if n is not None and re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", code):
                 continue

@@ -109,15 +109,8 @@ def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext
     """``code`` with its certain slips corrected (``ragcode.check.autofix``) and, with ``fill``, a
     wrapper script opened (``check.expand``) and the instruction's values it left out given to
     their flags (``check.fill``): the new code, its findings, and what was done."""
-    from ragcode.check.autofix import autofix as fix
-
-    new_fs, record = fs, {"pairs": []}
-    for _ in range(3):  # a fixed script path can reveal its flags' slips
-        code, more = fix(code, new_fs)
-        if not more:
-            break
-        record["pairs"] += [list(p) for p in more]
-        new_fs = check_answer(code, answer_type, ctx, checkers)
+    code, new_fs, pairs = _certain_fixes(code, answer_type, fs, ctx, checkers)
+    record: dict[str, Any] = {"pairs": pairs}
     if fill and answer_type == "bash":
         from ragcode.check.expand import expand_wrappers
         from ragcode.check.fill import fill_values
@@ -133,7 +126,8 @@ def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext
             filled_code, filled_fs = inner, check_answer(inner, answer_type, ctx, checkers)
         moved = retarget_script(filled_code, ctx)
         if moved is not None:
-            moved_fs = check_answer(moved, answer_type, ctx, checkers)
+            moved, moved_fs, _ = _certain_fixes(moved, answer_type, check_answer(moved, answer_type, ctx, checkers),
+                                                ctx, checkers)  # the sibling's parser can show slips of its own
             if penalty(moved_fs) <= penalty(filled_fs):
                 step["retargeted"] = moved
                 filled_code, filled_fs = moved, moved_fs
@@ -146,6 +140,22 @@ def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext
             code, new_fs = filled_code, filled_fs
             record.update(step)
     return code, new_fs, record
+
+
+def _certain_fixes(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext,
+                   checkers: list[Checker]) -> tuple[str, list[Finding], list[list[str]]]:
+    """``code`` with ``ragcode.check.autofix``'s certain corrections applied until none is left
+    (a fixed script path can reveal its flags' slips), its findings, and the pairs used."""
+    from ragcode.check.autofix import autofix as fix
+
+    pairs: list[list[str]] = []
+    for _ in range(3):
+        code, more = fix(code, fs)
+        if not more:
+            break
+        pairs += [list(p) for p in more]
+        fs = check_answer(code, answer_type, ctx, checkers)
+    return code, fs, pairs
 
 
 def better(code: str, fs: list[Finding], old: str, old_fs: list[Finding], instruction: str) -> bool:

@@ -1,0 +1,100 @@
+"""Slips a certain fix corrects: a ``cd`` written for a shell at the repository's root, a bool
+flag given as a bare switch, a value of the instruction respelled (check.bash, check.args,
+check.coverage, check.autofix, and the pipeline's fix step)."""
+
+from __future__ import annotations
+
+from check_helpers import ARGPARSE, make_check_repo
+
+from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
+from ragcode.check.autofix import autofix
+from ragcode.check.pipeline import fix_answer
+
+BOOLS = ARGPARSE.replace('p.add_argument("--gpu", action="store_true")',
+                         'p.add_argument("--noise", type=bool, default=False)\n'
+                         'p.add_argument("--unseen", type=str2bool, default=False)')
+BOOLS = "def str2bool(v):\n    return v.lower() == 'true'\n" + BOOLS
+
+
+def _found(answer: str, repo, workdir: str = ".", instruction: str = "", answer_type: str = "bash"):
+    ctx = CheckContext(repo, workdir, instruction)
+    return check_answer(answer, answer_type, ctx, load_checkers(DEFAULT_CHECKS))
+
+
+def _gan_repo(tmp_path):
+    repo = make_check_repo(tmp_path)
+    for name in ("bgan", "wgan"):
+        (repo / "implementations" / name).mkdir(parents=True)
+        (repo / "implementations" / name / f"{name}.py").write_text(ARGPARSE)
+    return repo
+
+
+def test_a_cd_from_the_root_into_the_tasks_own_folder_is_followed_and_dropped(tmp_path):
+    repo = _gan_repo(tmp_path)
+    answer = "cd implementations/bgan/\npython bgan.py --data x --lr 0.1\n"
+    fs = _found(answer, repo, "implementations/bgan")
+    # the script resolves in the folder the cd meant: only the cd itself is a (light) finding
+    assert [(f.code, f.suggestion) for f in fs] == [("cd-from-root", ".")]
+    assert fs[0].weight < 1.0
+    assert autofix(answer, fs)[0] == "python bgan.py --data x --lr 0.1\n"
+    one_line = "cd implementations/bgan && python bgan.py --data x"
+    assert autofix(one_line, _found(one_line, repo, "implementations/bgan"))[0] == "python bgan.py --data x"
+
+
+def test_a_cd_from_the_root_into_a_sibling_folder_is_not_followed(tmp_path):
+    repo = _gan_repo(tmp_path)
+    # another model's folder: measured, it mostly runs the wrong model; it stays a missing folder
+    codes = [f.code for f in _found("cd implementations/wgan && python wgan.py --data x", repo,
+                                    "implementations/bgan")]
+    assert codes[0] == "unknown-script" and "cd-from-root" not in codes
+    # a real folder from where the task starts is no finding at all
+    assert _found("cd ../wgan && python wgan.py --data x", repo, "implementations/bgan") == []
+
+
+def test_a_bool_flag_given_as_a_switch_gets_true(tmp_path):
+    repo = make_check_repo(tmp_path)
+    (repo / "flags.py").write_text(BOOLS)
+    answer = "python flags.py --data x --noise --unseen \\\n  --lr 0.1"
+    fs = _found(answer, repo)
+    assert [(f.code, f.suggestion) for f in fs] == [("missing-flag-value", "True")] * 2
+    fixed, pairs = autofix(answer, fs)
+    assert fixed == "python flags.py --data x --noise True --unseen True \\\n  --lr 0.1"
+    assert pairs == [("--noise", "--noise True"), ("--unseen", "--unseen True")]
+    assert _found(fixed, repo) == []
+    # a flag of another type that lacks its value is left to the model
+    (f,) = _found("python flags.py --data x --lr", repo)
+    assert (f.code, f.suggestion) == ("missing-flag-value", "")
+    assert autofix("python flags.py --data x --lr", [f])[0] == "python flags.py --data x --lr"
+
+
+def test_respelled_values_in_strings_and_arguments(tmp_path):
+    repo = make_check_repo(tmp_path)
+    instruction = "Classify the images in ./usr/image with the ViT-g-14 model"
+    py = "from pkg.models import build_model\nm = build_model('ViT-g/14')\nimages = '/usr/image'\n"
+    fs = _found(py, repo, instruction=instruction, answer_type="python")
+    assert sorted((f.code, f.target, f.suggestion) for f in fs) == [
+        ("respelled-value", "/usr/image", "./usr/image"), ("respelled-value", "ViT-g/14", "ViT-g-14")]
+    fixed, _ = autofix(py, fs)
+    assert fixed == "from pkg.models import build_model\nm = build_model('ViT-g-14')\nimages = './usr/image'\n"
+    assert _found(fixed, repo, instruction=instruction, answer_type="python") == []
+    # a name that is code, not a value (a variable, a command), is no respelling
+    assert _found("from pkg.models import build_model\nvit_g_14 = build_model('ViT-g-14')\nx = './usr/image'\n", repo,
+                  instruction=instruction, answer_type="python") == []
+    assert [f.code for f in _found("vit-g-14 --data ./usr/image", repo, instruction=instruction)] == ["no-command"]
+    # in bash, an argument is a value
+    fs = _found("python train.py --data vit_g_14 --model gcn ./usr/image", repo, instruction=instruction)
+    assert ("respelled-value", "vit_g_14", "ViT-g-14") in [(f.code, f.target, f.suggestion) for f in fs]
+
+
+def test_the_fix_step_fixes_the_slips_of_the_sibling_it_moves_to(tmp_path):
+    repo = make_check_repo(tmp_path)
+    ex = repo / "examples3d"
+    ex.mkdir()
+    (ex / "test_pointnet.py").write_text(ARGPARSE)
+    (ex / "test_masknet.py").write_text(BOOLS)
+    ctx = CheckContext(repo, "examples3d", "I am testing the masknet model on data x, adding noise")
+    checkers = load_checkers(DEFAULT_CHECKS)
+    answer = "python examples3d/test_pointnet.py --data x --noise"
+    code, fs, record = fix_answer(answer, "bash", check_answer(answer, "bash", ctx, checkers), ctx, checkers)
+    assert code == "python test_masknet.py --data x --noise True"
+    assert fs == [] and record["retargeted"] == code
