@@ -270,6 +270,13 @@ def test_selection_keeps_to_the_greedy_samples_answer_type():
     assert out[0].answer_type == "python"  # a greedy answer that runs nothing says nothing of the kind
     out = rank([bash_first, py_second, bash_third], [[Finding("bash", "unknown-flag", "x")], [], []])
     assert out[0].answer_type == "bash"  # whereas a real command keeps its kind first
+    lost = [Finding("bash", "unknown-flag", f"--x{i} is not a flag") for i in range(5)]
+    out = rank([bash_first, py_second, bash_third], [lost, [Finding("python", "missing-symbol", "x")],
+                                                     [Finding("bash", "unknown-script", "y")]])
+    assert out[0].answer_type == "python"  # nor one wrong throughout (findings weighing 5): the findings decide
+    out = rank([bash_first, py_second, bash_third], [lost[:4], [Finding("python", "missing-symbol", "x")],
+                                                     [Finding("bash", "unknown-script", "y")]])
+    assert out[0].answer_type == "bash"  # four unknown flags still say "a command"
 
 
 def test_a_repair_that_drops_the_instructions_value_is_not_taken(repo):
