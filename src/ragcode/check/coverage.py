@@ -39,6 +39,11 @@ PROSE_WORDS = {"I", "AI", "ML", "GPU", "GPUS", "CPU", "CUDA", "ID", "IDS", "URL"
           "NLP", "CV", "AND", "OR", "THE", "A", "IT", "UI", "DL"}
 
 
+def without_thousands(text: str) -> str:
+    """``300,000`` as ``300000`` (not a tuple such as ``256,320``)."""
+    return _THOUSANDS.sub("", text)
+
+
 def instruction_values(instruction: str) -> list[str]:
     """The literal values an instruction names, in order, without repeats."""
     out: list[str] = []

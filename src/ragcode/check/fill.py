@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from ragcode.check import CheckContext, Finding
 from ragcode.check.args import takes_value
 from ragcode.check.bash import Step, resolved_calls
-from ragcode.check.coverage import PROSE_WORDS
+from ragcode.check.coverage import PROSE_WORDS, without_thousands
 from ragcode.chunking.scripts.flags import Flag
 
 _WORD = re.compile(r"[A-Za-z]+")
@@ -63,7 +63,7 @@ def context_words(instruction: str, value: str) -> list[list[tuple[str, float]]]
     """For each place ``value`` occurs in the instruction: the words of its sentence around it,
     each with a weight (1 for the three before and two after it, 0.5 up to ten before)."""
     out = []
-    low = instruction.lower()
+    low = without_thousands(instruction).lower()  # "300,000 steps" names the value 300000
     for m in re.finditer(rf"(?<![\w.-]){re.escape(value.lower())}(?![\w-]|\.\w)", low):
         head = _SENTENCE_END.split(low[:m.start()])[-1]
         tail = _SENTENCE_END.split(low[m.end():])[0]
@@ -140,19 +140,19 @@ def score(flag: Flag, value: str, contexts: list[list[tuple[str, float]]]) -> fl
 
 
 def best_slot(value: str, flags: list[Flag], given: dict[str, str], instruction: str,
-              at_least: float = 0.0) -> Slot | None:
+              at_least: float = 0.0, contexts: list[list[tuple[str, float]]] | None = None) -> Slot | None:
     """The one flag ``value`` belongs to (scoring above ``at_least``), or None when none fits or
-    two fit equally."""
-    contexts = context_words(instruction, value)
+    two fit equally. ``contexts``: only these places of the value in the instruction."""
+    contexts = context_words(instruction, value) if contexts is None else contexts
     if not contexts:
         return None
-    low = instruction.lower()
     ranked: list[Slot] = []
     for f in flags:
         spelled = next((s for s in f.option_strings() if s in given), None)
         current = given.get(spelled) if spelled else None
-        if spelled and (current is None or current.lower() in low):
-            continue  # a switch, or a value the user asked for: not ours to change
+        if spelled and (current is None or _names_value(instruction, current)
+                        and sum(v == current for v in given.values()) == 1):
+            continue  # a switch, or a value the user asked for (held by this flag alone): not ours to change
         s = score(f, value, contexts)
         if s > 0 and s >= at_least:  # replacing what the model wrote is less sure than adding what it left out
             ranked.append(Slot(f, s - 0.25 if current is not None else s, current, spelled or ""))
@@ -160,6 +160,26 @@ def best_slot(value: str, flags: list[Flag], given: dict[str, str], instruction:
     if not ranked or len(ranked) > 1 and ranked[1].score == ranked[0].score:
         return None
     return ranked[0]
+
+
+def _names_value(instruction: str, value: str) -> bool:
+    """The instruction says ``value`` as a value of its own (``10`` is not said by ``1024``)."""
+    pattern = rf"(?<![\w.-]){re.escape(value.lower())}(?![\w-]|\.\w)"
+    return re.search(pattern, without_thousands(instruction).lower()) is not None
+
+
+def slots_per_place(value: str, flags: list[Flag], given: dict[str, str], instruction: str,
+                    at_least: float = 0.0) -> list[Slot]:
+    """A value the instruction names in two or more places ("300,000 steps ... a warm-up of
+    300,000 steps"), each place's own flag when the places choose different ones; else []."""
+    places = context_words(instruction, value)
+    if len(places) < 2:
+        return []
+    slots = [best_slot(value, flags, given, instruction, at_least, [words]) for words in places]
+    if any(s is None for s in slots):
+        return []
+    distinct = list({s.flag.name: s for s in slots if s is not None}.values())
+    return distinct if len(distinct) > 1 else []
 
 
 def given_flags(args: list[str]) -> dict[str, str | None]:
@@ -228,6 +248,11 @@ def fill_values(code: str, findings: list[Finding], ctx: CheckContext) -> tuple[
             values.update({v: 0.0 for v in choice_values(ctx.instruction, step.flags, code) if v not in values})
     values.update({v: _NAME_SCORE for v in proper_names(ctx.instruction) if v not in values and not _mentions(code, v)})
     for value, at_least in values.items():
+        placed = _fill_each_place(code, value, at_least, ctx)
+        if placed is not None:
+            code = placed[0]
+            done.extend((value, name) for name in placed[1])
+            continue
         best: tuple[Slot, Step, str] | None = None
         for step in resolved_calls(code, ctx):
             if step.flags is None or not step.last:
@@ -243,6 +268,28 @@ def fill_values(code: str, findings: list[Finding], ctx: CheckContext) -> tuple[
             code = new
             done.append((value, best[0].flag.name))
     return code, done
+
+
+def _fill_each_place(code: str, value: str, at_least: float, ctx: CheckContext) -> tuple[str, list[str]] | None:
+    """``code`` with ``value`` given to each flag its places in the instruction choose
+    (``slots_per_place``), when the one script call that ends its line takes them all."""
+    steps = [s for s in resolved_calls(code, ctx) if s.flags is not None and s.last]
+    if len(steps) != 1:
+        return None
+    step = steps[0]
+    slots = slots_per_place(value, step.flags, given_flags(step.call.args), ctx.instruction, at_least)
+    if not slots:
+        return None
+    names = []
+    for slot in slots:
+        sep = "=" if any(re.match(r"--?\w[\w-]*=", a) for a in step.call.args) else " "
+        new = _put(code.split("\n"), value, slot, step, sep)
+        if new is None:
+            return None
+        code = new
+        names.append(slot.flag.name)
+        step = next(s for s in resolved_calls(code, ctx) if s.flags is not None and s.last)
+    return code, names
 
 
 def _put(lines: list[str], value: str, slot: Slot, step: Step, sep: str) -> str | None:

@@ -114,7 +114,9 @@ def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext
     if fill and answer_type == "bash":
         from ragcode.check.expand import expand_wrappers
         from ragcode.check.fill import fill_values
+        from ragcode.check.fill_vars import fill_vars
         from ragcode.check.retarget import retarget_script
+        from ragcode.check.switch import switch_command
 
         gaps = (any(f.code == "missing-value" for f in new_fs)
                 or names_said(code, ctx.instruction) < len(proper_names(ctx.instruction)))
@@ -131,10 +133,20 @@ def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext
             if penalty(moved_fs) <= penalty(filled_fs):
                 step["retargeted"] = moved
                 filled_code, filled_fs = moved, moved_fs
+        switched = switch_command(filled_code, ctx, checkers) if gaps and moved is None else None
+        if switched is not None:
+            switched_fs = check_answer(switched, answer_type, ctx, checkers)
+            if penalty(switched_fs) < penalty(filled_fs):
+                step["switched"] = switched
+                filled_code, filled_fs = switched, switched_fs
         if gaps or moved is not None:
             filled_code, filled = fill_values(filled_code, filled_fs, ctx)
             if filled:
                 step["filled"] = [list(p) for p in filled]
+                filled_fs = check_answer(filled_code, answer_type, ctx, checkers)
+            filled_code, exported = fill_vars(filled_code, filled_fs, ctx)
+            if exported:
+                step["exported"] = [list(p) for p in exported]
                 filled_fs = check_answer(filled_code, answer_type, ctx, checkers)
         if step and better(filled_code, filled_fs, code, new_fs, ctx.instruction):  # else: the certain fixes only
             code, new_fs = filled_code, filled_fs

@@ -1,0 +1,138 @@
+"""Switching to the documented command that takes the instruction's values.
+
+A README often shows two steps side by side (bert: ``create_pretraining_data.py`` makes the
+data, ``run_pretraining.py`` trains), and a small model copies the first one shown whatever the
+task asks. When the instruction's values then have nowhere to go (``300,000 steps`` and a
+``learning rate of 0.00001`` for a script with neither flag), ``switch_command`` looks at the
+commands the repository's Markdown documents (root and task folder, fenced blocks) give for the
+sibling scripts of the one the answer runs (same folder, a parser of their own), builds each as
+the document writes it with the answer's own flags laid over it where that script has them,
+fills the instruction's values in (``check.fill``) and counts what the coverage check still
+misses. The sibling whose command leaves at least two fewer values missing than the answer's
+own script, and fewer than any other sibling, replaces the answer; ``check.pipeline.fix_answer``
+keeps it only when its findings weigh less. Only the instruction and the repository are read.
+"""
+
+from __future__ import annotations
+
+import functools
+import shlex
+from pathlib import Path
+
+from ragcode.check import CheckContext, Checker, check_answer
+from ragcode.check.bash import resolved_calls
+from ragcode.check.facts import read_text, script_flags
+from ragcode.check.coverage import instruction_values
+from ragcode.check.fill import _number_kind, context_words, fill_values, given_flags, missing_values, score
+from ragcode.check.fill_vars import fill_vars
+from ragcode.chunking.markdown import fence_spans
+from ragcode.chunking.scripts.flags import Flag
+from ragcode.shell import logical_lines, parse_command, split_commands
+
+_GAIN = 2  # values placed beyond what the answer's own script takes
+
+
+@functools.lru_cache(maxsize=64)
+def documented_commands(repo: Path, task_dir: Path) -> tuple[tuple[Path, tuple[str, ...]], ...]:
+    """``(script, words)`` of each Python script call in the fenced blocks of the Markdown files
+    at the repository's root and in the task's folder, the first one per script."""
+    out: dict[Path, tuple[str, ...]] = {}
+    for folder in dict.fromkeys((repo, task_dir)):
+        for doc in sorted(folder.glob("*.md"))[:20]:
+            lines = (read_text(doc) or "").splitlines()
+            for a, b in fence_spans(lines):
+                for _, line in logical_lines("\n".join(lines[a + 1:b])):
+                    for words in split_commands(line):
+                        call = parse_command(words)
+                        if call is None or call.kind != "script" or not call.target.endswith(".py"):
+                            continue
+                        for base in (folder, task_dir, repo):
+                            path = (base / call.target).resolve()
+                            if path.is_file():
+                                out.setdefault(path, tuple(words))
+                                break
+    return tuple(out.items())
+
+
+def _overlay(words: tuple[str, ...], target: str, own: dict[str, str | None]) -> str:
+    """The documented command with the answer's script path and flag values laid over it."""
+    out: list[str] = []
+    seen: set[str] = set()
+    call = parse_command(list(words))
+    assert call is not None
+    i, doc = 0, list(words)
+    while i < len(doc):
+        w = doc[i]
+        if w == call.target:
+            out.append(target)
+        elif w.startswith("-") and w.split("=", 1)[0] in own:
+            name = w.split("=", 1)[0]
+            seen.add(name)
+            value = own[name]
+            has_value = "=" not in w and i + 1 < len(doc) and not doc[i + 1].startswith("-")
+            out.append(f"{name}={value}" if "=" in w and value is not None else name)
+            if "=" not in w and value is not None:
+                out.append(value)
+            i += 2 if has_value else 1
+            continue
+        else:
+            out.append(w)
+        i += 1
+    eq = any("=" in w and w.startswith("--") for w in doc)
+    for name, value in own.items():
+        if name not in seen:
+            out.extend([f"{name}={value}"] if eq and value is not None else [name] + ([value] if value else []))
+    return " ".join(shlex.quote(w) if w != target and any(c in w for c in " '\"") else w for w in out)
+
+
+def fit(flags: list[Flag], instruction: str) -> float:
+    """How well a script's flags take the instruction's numbers: each number given to the flag
+    its words name best (``check.fill.score``), one number per flag, the best pairs first."""
+    numbers = [v for v in instruction_values(instruction) if _number_kind(v)]
+    pairs = sorted(((score(f, v, context_words(instruction, v)), v, f.name) for v in numbers for f in flags),
+                   reverse=True)
+    used_v: set[str] = set()
+    used_f: set[str] = set()
+    total = 0.0
+    for s, v, name in pairs:
+        if s > 0 and v not in used_v and name not in used_f:
+            used_v.add(v)
+            used_f.add(name)
+            total += s
+    return round(total, 3)
+
+
+def switch_command(code: str, ctx: CheckContext, checkers: list[Checker]) -> str | None:
+    """The documented sibling command that takes more of the instruction's values (see the
+    module doc), filled, or None."""
+    calls = [s for s in resolved_calls(code, ctx) if s.call is not None]
+    if len(calls) != 1 or calls[0].path is None or calls[0].flags is None or calls[0].call.kind != "script":
+        return None
+    step = calls[0]
+    assert step.call is not None and step.path is not None
+    before = len(missing_values(check_answer(code, "bash", ctx, checkers)))
+    if before < _GAIN:
+        return None
+    repo = Path(ctx.repo_dir).resolve()
+    folder = step.path.resolve().parent
+    names = {f.name for f in step.flags}
+    best: list[tuple[float, int, str]] = []
+    own_fit = fit(step.flags, ctx.instruction)
+    for path, words in documented_commands(repo, ctx.task_dir):
+        if path.parent != folder or path == step.path.resolve():
+            continue
+        flags = script_flags(path)
+        if not flags or fit(flags, ctx.instruction) <= own_fit:
+            continue
+        theirs = {s for f in flags for s in f.option_strings()}
+        own = {k: v for k, v in given_flags(step.call.args).items() if k in theirs and k in names}
+        target = str(Path(step.call.target).parent / path.name) if "/" in step.call.target else path.name
+        built = _overlay(words, target, own)
+        built, _ = fill_values(built, check_answer(built, "bash", ctx, checkers), ctx)
+        built, _ = fill_vars(built, check_answer(built, "bash", ctx, checkers), ctx)
+        best.append((-fit(flags, ctx.instruction), len(missing_values(check_answer(built, "bash", ctx, checkers))),
+                     built))
+    best.sort()
+    if not best or best[0][1] > before - _GAIN or len(best) > 1 and best[1][0] == best[0][0]:
+        return None  # not enough of the values placed, or two siblings take them as well
+    return best[0][2]
