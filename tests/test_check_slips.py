@@ -98,3 +98,21 @@ def test_the_fix_step_fixes_the_slips_of_the_sibling_it_moves_to(tmp_path):
     code, fs, record = fix_answer(answer, "bash", check_answer(answer, "bash", ctx, checkers), ctx, checkers)
     assert code == "python test_masknet.py --data x --noise True"
     assert fs == [] and record["retargeted"] == code
+
+
+def test_a_certain_fix_is_kept_even_when_it_shows_the_scripts_other_slips(tmp_path):
+    from ragcode.check.pipeline import _autofix
+    from ragcode.types import Candidate
+
+    repo = make_check_repo(tmp_path)
+    ctx = CheckContext(repo, "examples/sub", "evaluate on x")
+    checkers = load_checkers(DEFAULT_CHECKS)
+    answer = "python examples/sub/evaluate.py --data x --bogus 1 --nope 2 --never 3"
+    fs = check_answer(answer, "bash", ctx, checkers)
+    assert [f.code for f in fs] == ["unknown-script"]  # the flags cannot be read while the path is wrong
+    cand = Candidate(answer, answer, "bash", 0, {"check": {}})
+    out, out_fs = _autofix(cand, fs, ctx, checkers)
+    # the script now runs and its parser's findings weigh more than the missing script did; still kept
+    assert out.code == "python evaluate.py --data x --bogus 1 --nope 2 --never 3"
+    assert [f.code for f in out_fs] == ["unknown-flag"] * 3
+    assert out.metadata["check"]["autofix"]["pairs"] == [["examples/sub/evaluate.py", "evaluate.py"]]

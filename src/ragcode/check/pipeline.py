@@ -185,9 +185,11 @@ def better(code: str, fs: list[Finding], old: str, old_fs: list[Finding], instru
 
 def _autofix(cand: Candidate, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],
              fill: bool = True) -> tuple[Candidate, list[Finding]]:
-    """The first answer through ``fix_answer``, kept only when it is ``better``."""
+    """The first answer through ``fix_answer``, kept when a certain fix was made (a script reached
+    by its real path may show flag slips the missing one hid: the answer is still closer to
+    running) or when it is ``better``."""
     code, new_fs, record = fix_answer(cand.code, cand.answer_type, fs, ctx, checkers, fill)
-    if code == cand.code or not better(code, new_fs, cand.code, fs, ctx.instruction):
+    if code == cand.code or not record["pairs"] and not better(code, new_fs, cand.code, fs, ctx.instruction):
         return cand, fs
     fixed = dataclasses.replace(cand, code=code)
     out = reannotate(fixed, new_fs, cand)
