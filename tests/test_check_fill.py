@@ -102,6 +102,9 @@ def test_a_wrapper_script_opens_into_the_command_of_the_script_the_instruction_n
     # not only wrappers: left as it is
     assert expand_wrappers("bash scripts/forecast/TimesNet_SMAP.sh\npython gan.py", ctx) is None
     assert expand_wrappers("bash run.sh cora", ctx) is None  # run.sh reads its arguments
+    # values handed to a script that reads no arguments never arrive: it opens all the same
+    given = expand_wrappers("bash scripts/forecast/TimesNet_SMAP.sh --batch_size 8", ctx)
+    assert given == "python -u gan.py --model Autoformer --data SMAP --batch_size 32"
 
 
 def test_the_pipeline_records_what_was_filled_and_the_setting_turns_it_off(repo):

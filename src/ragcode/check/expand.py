@@ -5,7 +5,8 @@ Repositories ship their experiments as shell scripts (``scripts/long_term_foreca
 TimesNet.sh``) that each run ``python -u run.py --task_name ... --model TimesNet ...`` with fixed
 values and read no arguments. A model that answers "train Autoformer on SMAP" with ``bash
 scripts/anomaly_detection/PSM/TimesNet.sh`` runs the wrong experiment and cannot be given the
-values by a flag. When every command of the answer is such a script (or a comment, a variable
+values by a flag (arguments given to it never arrive: it reads no ``$1``, ``$@``...). When every
+command of the answer is such a script (or a comment, a variable
 assignment, an ``export``), ``expand_wrappers`` replaces the answer with the Python command of
 the one script that already says most of what the instruction names; its variables
 (``model_name=TimesNet``) are filled in from the script. ``check.fill`` then gives the
@@ -69,10 +70,20 @@ def _fill(word: str, env: dict[str, str]) -> str | None:
     return None if missing else out
 
 
+_READS_ARGS = re.compile(r"\$(?:\{?[0-9@*#]|\{#)|\bgetopts?\b|\bshift\b")
+
+
 def _wrapper(step: Step) -> bool:
+    """A call to a repository ``.sh`` that takes no arguments: none given, or the script reads
+    none of those given (no ``$1``, ``$@``, ``getopts``...: ``bash TimesNet_ETTh1.sh --mask_rate
+    0.25`` passes a value that never arrives)."""
     call = step.call
-    return (call is not None and call.kind == "script" and call.target.endswith(".sh") and not call.args
-            and step.flags is None)
+    if call is None or call.kind != "script" or not call.target.endswith(".sh") or step.flags is not None:
+        return False
+    if not call.args:
+        return True
+    text = read_text(step.path) if step.path is not None else None
+    return text is not None and not _READS_ARGS.search(text)
 
 
 def _only_wrappers(code: str) -> bool:
