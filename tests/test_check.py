@@ -109,6 +109,9 @@ def test_a_package_the_repository_depends_on_is_the_environments_gap(tmp_path):
     own = make_check_repo(tmp_path)
     (own / "requirements.txt").write_text("somedep-not-installed>=1\n")
     assert codes("import somedep_not_installed\nimport pkg\n", own, "python") == []
+    # only the package, none of the repository's own modules: a note that weighs nothing
+    (note,) = findings("import somedep_not_installed\nsomedep_not_installed.run()\n", own, answer_type="python")
+    assert (note.code, note.severity, note.weight) == ("no-own-use", "warning", 0.0)
 
 
 def test_python_attribute_on_an_imported_repository_module(repo):

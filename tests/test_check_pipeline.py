@@ -277,6 +277,14 @@ def test_selection_keeps_to_the_greedy_samples_answer_type():
     out = rank([bash_first, py_second, bash_third], [lost[:4], [Finding("python", "missing-symbol", "x")],
                                                      [Finding("bash", "unknown-script", "y")]])
     assert out[0].answer_type == "bash"  # four unknown flags still say "a command"
+    py_first = dataclasses.replace(py_clean, sample_index=0)
+    bash_second = dataclasses.replace(bash_ok, sample_index=1)
+    gap = Finding("coverage", "missing-value", "x", severity="warning")
+    for note in ("syntax-error", "no-own-use", "no-repo-use"):
+        out = rank([py_first, bash_second], [[Finding("python", note, "x", severity="warning"), gap], []])
+        assert out[0].answer_type == "bash", note  # Python that does not parse or ignores the repository
+    out = rank([py_first, bash_second], [[Finding("python", "missing-symbol", "x"), gap], []])
+    assert out[0].answer_type == "python"  # a slip in Python that uses the repository keeps its kind
 
 
 def test_a_repair_that_drops_the_instructions_value_is_not_taken(repo):
@@ -290,3 +298,15 @@ def test_a_repair_that_drops_the_instructions_value_is_not_taken(repo):
     assert "pubmed" in cand.code
     (r,) = cand.metadata["check"]["repair"]
     assert not r["accepted"] and r["lost_values"] == ["pubmed"]
+
+
+def test_a_note_that_weighs_nothing_asks_for_no_repair(tmp_path):
+    repo = make_check_repo(tmp_path)
+    (repo / "requirements.txt").write_text("json5\n")  # a package the repository depends on
+    only_dep = "```python\nimport json\nimport json5\nprint(json5.loads('{a: 1}'))\n```"
+    llm = ScriptedLLM(answers=[only_dep, "```python\nimport pkg\n```"])
+    (cand,) = generate_from_config("Parse {a: 1}", None, llm, config("generation.n=1", "generation.repair_rounds=1",
+                                                                     "generation.check=[python]"),
+                                   CheckContext(repo, ".", "Parse {a: 1}"))
+    assert [f["code"] for f in cand.metadata["check"]["findings"]] == ["no-own-use"]
+    assert cand.metadata["check"]["repair"] == [] and "json5" in cand.code  # the model was not asked again

@@ -23,11 +23,12 @@ ERROR, WARNING = "error", "warning"
 
 # how much a finding counts against an answer when choosing among samples
 WEIGHTS = {
-    "syntax-error": 3.0, "unknown-script": 3.0, "unknown-module": 2.0, "no-command": 2.0,
-    "unknown-flag": 1.0, "bad-choice": 1.0, "bad-type": 1.0, "missing-required": 1.0,
-    "positional-count": 1.0, "unresolved-import": 1.5, "missing-symbol": 1.0,
-    "no-repo-use": 1.5, "own-cli": 1.5, "library-file": 1.0, "wrong-launcher": 2.0, "not-a-script": 3.0, "ignored-args": 1.0, "missing-value": 0.5, "respelled-value": 0.5, "cd-from-root": 1.0, "duplicate-flag": 0.3, "missing-flag-value": 1.0,
-    "run-error": 1.5,
+    "syntax-error": 3.0, "unknown-script": 3.0, "not-a-script": 3.0, "unknown-module": 2.0, "no-command": 2.0,
+    "wrong-launcher": 2.0, "unresolved-import": 1.5, "no-repo-use": 1.5, "own-cli": 1.5, "run-error": 1.5,
+    "unknown-flag": 1.0, "bad-choice": 1.0, "bad-type": 1.0, "missing-required": 1.0, "positional-count": 1.0,
+    "missing-symbol": 1.0, "library-file": 1.0, "ignored-args": 1.0, "missing-flag-value": 1.0,
+    "cd-from-root": 1.0, "missing-value": 0.5, "respelled-value": 0.5, "duplicate-flag": 0.3,
+    "no-own-use": 0.0,  # a note for selection (the greedy answer's kind is no evidence): weighs nothing
 }
 # an unknown script whose file of the same name exists elsewhere in the repository weighs less
 # than one that exists nowhere (measured on the dev runs: 1.5 to 2.0 choose alike, 3.0 loses three tasks)

@@ -205,8 +205,8 @@ def _repair(best: Candidate, fs: list[Finding], messages: list[dict[str, str]], 
     log: list[dict[str, Any]] = []
     current, current_fs = best, fs
     for r in range(1, rounds + 1):
-        if not current_fs:
-            break
+        if not penalty(current_fs):
+            break  # nothing wrong (a note such as no-own-use weighs nothing)
         conv = [*conv, {"role": "assistant", "content": current.text},
                 {"role": "user", "content": repair_message(current_fs, ctx.task_dir)}]
         step = f"repair-{r}"

@@ -10,7 +10,10 @@
   packages it depends on (its own imports, its requirement files, ``pip install`` in its docs)
   and runs none of its scripts is ``no-repo-use``; one that imports none of the repository's
   own modules, runs none of its scripts and declares its own argparse flags (a home-made CLI,
-  with or without ``torch``) is ``own-cli`` instead. A missing
+  with or without ``torch``) is ``own-cli`` instead; one that imports only packages the
+  repository depends on (``transformers`` and ``tensorflow`` for bert's TensorFlow scripts) is
+  ``no-own-use``, a note that weighs nothing but tells selection the greedy answer's kind is no
+  evidence (``ragcode.check.select``). A missing
   package the repository depends on is not the answer's fault (the environment lacks it), so it
   is no finding.
 """
@@ -104,6 +107,10 @@ class PythonChecker:
                 found.append(Finding(self.name, "no-repo-use",
                                      "the answer never uses the repository: it imports none of its modules and "
                                      "runs none of its scripts", severity=WARNING))
+            else:
+                found.append(Finding(self.name, "no-own-use",
+                                     "the answer uses only packages the repository depends on, none of its own "
+                                     "modules or scripts", severity=WARNING))
         return found
 
     def _names(self, module: str, wanted: list[tuple[int, str]], roots: list[Path]) -> list[Finding]:
