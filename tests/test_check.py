@@ -148,10 +148,13 @@ def test_value_from_the_instruction_absent_from_the_answer(repo):
     assert missing == ["100", "resnet_50"]  # 0.0001 is there as 1e-4, cora and GAT are there
 
 
-def test_instruction_values_are_literal_and_code_like_only():
+def test_instruction_values_are_literal_and_code_like_only(repo):
     vals = instruction_values("I would like to train the ViT-B-32 model on cifar10 with batch size 64 "
                               "and a 2D grid, saving to ./out/run1; use the UEA data, not the GPU.")
     assert vals == ["ViT-B-32", "cifar10", "64", "./out/run1", "UEA"]
+    # a negative number keeps its sign; a range or a hyphenated word does not make one
+    assert instruction_values("a threshold of -5.0, steps 2-5, a step of -1") == ["-5.0", "2-5", "-1"]
+    assert codes("python train.py --data x --lr -5.0", repo, instruction="a threshold of -5.0") == []
 
 
 def test_shell_script_positionals_are_counted_unless_it_forwards_them(tmp_path):

@@ -67,6 +67,8 @@ def instruction_values(instruction: str) -> list[str]:
         w = m.group().rstrip(".:-").lstrip(":-")
         if not w:
             continue
+        if re.match(r"-\d", m.group()) and (m.start() == 0 or rest[m.start() - 1] in " \t(\n"):
+            w = "-" + w  # a negative number: "a threshold of -5.0"
         if _NUMBER.fullmatch(w):
             add(w, m.end(), m.start())
         elif _HYPHENATED_PROSE.fullmatch(w) and not _CAMEL.search(w):
