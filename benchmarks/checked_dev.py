@@ -59,6 +59,20 @@ def _stages(cands: list[dict]) -> dict[str, tuple[str, list]]:
     return {"select": chosen, "autofix": fixed, "repair": final}
 
 
+def _drawn(cands: list[dict]) -> list[tuple[int, str]]:
+    """Each stored candidate's original sample index and its code as drawn: the first one is
+    stored after its autofix or repair, whose record keeps the drawn code."""
+    out = []
+    for c in cands:
+        check = c["metadata"].get("check", {})
+        code = check.get("autofix", {}).get("previous") if c is cands[0] else None
+        rounds = check.get("repair") or []
+        if c is cands[0] and rounds and code is None:
+            code = rounds[0]["previous"]
+        out.append((check.get("original_index", c["sample_index"]), code or c["code"]))
+    return out
+
+
 def _replay(cands: list[dict], task, repos: Path) -> dict[str, tuple[str, list]]:
     """The select / autofix / repair stages recomputed with the CURRENT checks, ranking and
     repair rule from the run's stored samples (no model call). A stored repair round is reused
@@ -72,15 +86,8 @@ def _replay(cands: list[dict], task, repos: Path) -> dict[str, tuple[str, list]]
     repo, _ = repo_dir_for(task, repos)
     ctx = CheckContext(repo, task.path or ".", task.instruction)
     checkers = load_checkers(list(DEFAULT_CHECKS))
-    originals = []
-    for c in cands:
-        meta = c["metadata"]
-        index = meta.get("check", {}).get("original_index", c["sample_index"])
-        code = meta.get("check", {}).get("autofix", {}).get("previous") if c is cands[0] else None
-        rounds = meta.get("check", {}).get("repair") or []
-        if c is cands[0] and rounds and code is None:
-            code = rounds[0]["previous"]
-        originals.append(Candidate(c["text"], code or c["code"], c["answer_type"], index, {}))
+    originals = [Candidate(c["text"], code, c["answer_type"], index, {}) for c, (index, code) in
+                 zip(cands, _drawn(cands))]
     originals.sort(key=lambda c: c.sample_index)
     found = [check_answer(c.code, c.answer_type, ctx, checkers) for c in originals]
     ranked = rank(originals, found, task.instruction)
@@ -120,13 +127,12 @@ def modes(args: argparse.Namespace) -> int:
         single = stored["select"] if greedy is cands[0] else (greedy["code"], greedy["metadata"].get(
             "check", {}).get("findings", []))  # as drawn: before the first answer's autofix and repair
         chosen = {"single": single, **stages}
-        pre_code = stages["select"][0]
         check = cands[0]["metadata"].get("check", {})
         greedy_s = greedy["metadata"].get("seconds") or 0
         repair_s = sum((r.get("seconds") or 0) for r in check.get("repair", []))
         total_s = check.get("seconds", greedy_s)
         seconds = {"single": greedy_s, "select": total_s - repair_s, "autofix": total_s - repair_s, "repair": total_s}
-        all_codes = [c["code"] for c in cands]
+        drawn = [code for _, code in _drawn(cands)]  # all five as drawn: what selection chose among
         for mode, (code, findings) in chosen.items():
             ok = arguments_ok(code, task.arguments) and type_ok(code, task.type)
             a = acc[mode]
@@ -138,7 +144,7 @@ def modes(args: argparse.Namespace) -> int:
             a["seconds"] += seconds[mode]
             per_repo[f"{mode}:{task.github_id}"]["pass1"] += ok
             per_repo[f"{mode}:{task.github_id}"]["tasks"] += 1
-            pool = [code] if mode == "single" else [code, pre_code, *all_codes[1:]]
+            pool = [code] if mode == "single" else [code, *drawn]
             a["pass5"] += any(arguments_ok(c, task.arguments) and type_ok(c, task.type) for c in pool)
     rows = {}
     for mode in ("single", "select", "autofix", "repair"):
