@@ -230,3 +230,16 @@ def test_a_missing_py_whose_shell_twin_exists_is_run_with_bash(tmp_path):
     # another name is no twin: left to the model
     g = Finding("bash", "unknown-script", "x", target="train2.py", suggestion="run.sh")
     assert autofix("python train2.py", [g]) == ("python train2.py", [])
+
+
+def test_the_repository_installed_as_a_package_is_its_own_use(tmp_path):
+    own = make_check_repo(tmp_path)
+    (own / "requirements.txt").write_text("torch\n")
+    (own / "model" / "attention").mkdir(parents=True)
+    (own / "model" / "attention" / "SEAttention.py").write_text("class SEAttention:\n    pass\n")
+    # the published package's modules mirror the repository's files: not "only a dependency"
+    published = "import torch\nfrom fightingcv_attention.attention.SEAttention import SEAttention\n"
+    assert "no-own-use" not in codes(published, own, "python")
+    named = "import torch\nfrom repo.models import GCN\n"  # the repository's own name
+    assert "no-own-use" not in codes(named, own, "python")
+    assert codes("import torch\nx = torch.ones(2)\n", own, "python") == ["no-own-use"]

@@ -50,6 +50,24 @@ def _declares_flags(tree: ast.AST) -> bool:
     return len(calls) >= 2
 
 
+def _published(module: str, repo: Path) -> bool:
+    """``module`` is the repository itself installed as a package: its top name is the
+    repository's (``learning3d.models``), or the rest of its path is a module of the repository
+    (``fightingcv_attention.attention.SEAttention`` ~ ``model/attention/SEAttention.py``)."""
+    top, *rest = module.split(".")
+    if _norm(top) == _norm(repo.name):
+        return True
+    if len(rest) < 2:
+        return False
+    tail = Path(*rest)
+    return any((base / tail).with_suffix(".py").is_file() or (base / tail).is_dir()
+               for base in [repo, *sorted(p for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))])
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("-", "").replace("_", "")
+
+
 class PythonChecker:
     name = "python"
 
@@ -72,6 +90,7 @@ class PythonChecker:
                 imports.append((node.lineno, node.module, [a.name for a in node.names], ""))
         tops = sorted({m.split(".")[0] for _, m, _, _ in imports})
         own = {t for t in tops if in_repo(t, roots, repo)}
+        own |= {m.split(".")[0] for _, m, _, _ in imports if _published(m, repo)}
         # a package the repository itself imports or tells users to install: a real dependency,
         # so a missing one is the environment's gap (infrastructure), not the answer's mistake
         needed = {t for t in tops if t not in own and repo_needs(t, repo)}
