@@ -122,26 +122,25 @@ def test_unset_variables_get_the_instructions_value_of_their_documented_shape(tm
     assert fill_vars(other, check_answer(other, "bash", ctx, checkers), ctx)[1] == []
 
 
-def test_a_value_named_in_two_places_fills_each_places_flag(tmp_path):
-    repo = _repo(tmp_path)
-    checkers = load_checkers(DEFAULT_CHECKS)
-    task = "Train for 300,000 steps. Use a warm-up period of 300,000 steps too, config ./c.json"
+def _fill(repo, task: str, code: str):
     ctx = CheckContext(repo, ".", task)
+    return fill_values(code, check_answer(code, "bash", ctx, load_checkers(DEFAULT_CHECKS)), ctx)
+
+
+def test_a_value_named_in_two_places_fills_each_places_flag(tmp_path):
+    task = "Train for 300,000 steps. Use a warm-up period of 300,000 steps too, config ./c.json"
     code = "python pretrain.py --config_file=./c.json --num_train_steps=20 --num_warmup_steps=10"
-    out, done = fill_values(code, check_answer(code, "bash", ctx, checkers), ctx)
+    out, done = _fill(_repo(tmp_path), task, code)
     assert out == "python pretrain.py --config_file=./c.json --num_train_steps=300000 --num_warmup_steps=300000"
     assert sorted(done) == [("300000", "--num_train_steps"), ("300000", "--num_warmup_steps")]
 
 
 def test_a_value_the_instruction_only_contains_is_not_the_users(tmp_path):
     repo = _repo(tmp_path)
-    checkers = load_checkers(DEFAULT_CHECKS)
-    # "10" is inside "1024", not said: the document's --num_warmup_steps=10 may take 5000
-    task = "Pre-train ./models/large_L-24_H-1024 with a warm-up of 5000 steps, config ./c.json"
-    ctx = CheckContext(repo, ".", task)
     code = "python pretrain.py --config_file=./c.json --num_warmup_steps=10"
-    assert "--num_warmup_steps=5000" in fill_values(code, check_answer(code, "bash", ctx, checkers), ctx)[0]
+    # "10" is inside "1024", not said: the document's --num_warmup_steps=10 may take 5000
+    out, _ = _fill(repo, "Pre-train ./models/large_L-24_H-1024 with a warm-up of 5000 steps, config ./c.json", code)
+    assert "--num_warmup_steps=5000" in out
     # a value the user did say, held by that flag alone, stays
-    ctx = CheckContext(repo, ".", "Use 10 warm-up steps and train for 5000 steps, config ./c.json")
-    out, _ = fill_values(code, check_answer(code, "bash", ctx, checkers), ctx)
+    out, _ = _fill(repo, "Use 10 warm-up steps and train for 5000 steps, config ./c.json", code)
     assert "--num_warmup_steps=10" in out and "--num_train_steps=5000" in out
