@@ -116,3 +116,22 @@ def test_a_certain_fix_is_kept_even_when_it_shows_the_scripts_other_slips(tmp_pa
     assert out.code == "python evaluate.py --data x --bogus 1 --nope 2 --never 3"
     assert [f.code for f in out_fs] == ["unknown-flag"] * 3
     assert out.metadata["check"]["autofix"]["pairs"] == [["examples/sub/evaluate.py", "evaluate.py"]]
+
+
+def test_a_module_the_repository_has_only_as_a_script_is_run_as_that_script(tmp_path):
+    repo = make_check_repo(tmp_path)
+    (repo / "examples" / "lm-design").mkdir(parents=True)
+    (repo / "examples" / "lm-design" / "lm_design.py").write_text("import sys\nprint(sys.argv)\n")
+    answer = "python -m lm_design task=fixedbb pdb_fn=x.pdb"
+    (f,) = _found(answer, repo)
+    assert (f.code, f.suggestion) == ("unknown-module", "examples/lm-design/lm_design.py")
+    fixed, _ = autofix(answer, [f])
+    assert fixed == "python examples/lm-design/lm_design.py task=fixedbb pdb_fn=x.pdb"
+    assert _found(fixed, repo) == []
+    # from another folder the path is written from there; a name two files share is no fix
+    assert _found(answer, repo, "examples/sub")[0].suggestion == "../lm-design/lm_design.py"
+    twin = make_check_repo(tmp_path / "twin")  # a fresh repository: its files are listed once
+    for folder in ("a", "b"):
+        (twin / folder).mkdir()
+        (twin / folder / "lm_design.py").write_text("print(1)\n")
+    assert _found("python -m lm_design", twin)[0].suggestion == ""

@@ -12,6 +12,8 @@ in meaning:
 - a ``cd-from-root``: ``cd implementations/gan`` written for a shell at the repository's root
   while the task starts inside it -> the same folder reached from the task's folder
   (``cd ../wgan_div``), or no ``cd`` at all when that folder is where the task starts;
+- an ``unknown-module`` run with ``python -m`` that the repository has as a script file, one
+  of that name (``python -m lm_design`` -> ``python examples/lm-design/lm_design.py``);
 - a ``respelled-value``: a value of the instruction written with other separators or case, in a
   string or an argument (``'ViT-g/14'`` -> ``'ViT-g-14'``), written as the user spelled it;
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
@@ -61,6 +63,14 @@ def autofix(code: str, findings: list[Finding]) -> tuple[str, list[tuple[str, st
             if new != code:
                 code = new
                 done.append((f"cd {f.target}", f"cd {f.suggestion}" if f.suggestion != "." else ""))
+            continue
+        if f.code == "unknown-module" and f.suggestion.endswith(".py"):
+            launcher = re.compile(rf"(?<![\w./-])(python[\d.]*(?:\s+-[A-Za-z]+)*)\s+-m\s+{re.escape(f.target)}(?=\s|$)",
+                                  re.MULTILINE)
+            match = launcher.search(code)
+            if match is not None:
+                code = code[:match.start()] + f"{match.group(1)} {f.suggestion}" + code[match.end():]
+                done.append((match.group(0), f"{match.group(1)} {f.suggestion}"))
             continue
         if f.code == "respelled-value" and f.suggestion:
             word = re.compile(rf"(?<![A-Za-z0-9_./:-]){re.escape(f.target)}(?![A-Za-z0-9_/]|[.:-][A-Za-z0-9_/])")

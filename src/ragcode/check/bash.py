@@ -130,6 +130,17 @@ def _from_root(args: list[str], repo: Path, task_dir: Path) -> Path | None:
     return dest
 
 
+def _module_as_script(module: str, cwd: Path, repo: Path) -> str:
+    """The one file of the repository named like ``module``'s last part (``python -m lm_design``
+    copied from a README run inside ``examples/lm-design``, whose hyphen no import can cross), as
+    a path from ``cwd``; empty when there is none or more than one."""
+    name = module.rsplit(".", 1)[-1] + ".py"
+    hits = [p for p in scripts_near(repo, depth=4) if Path(p).name == name]
+    if len(hits) != 1:
+        return ""
+    return os.path.relpath(repo / hits[0], cwd)
+
+
 def _runs(call: ScriptCall, cwd: Path, repo: Path) -> Path | None:
     """The file a call runs: a script that exists, or a module's file (its ``__main__.py`` for a
     package; the folder of a namespace package); None when there is none or it is a variable."""
@@ -188,9 +199,11 @@ class BashChecker:
             return []
         if step.path is None and call.kind == "module":
             if not _importable(call.target.split(".")[0], ctx.interpreter):
+                script = _module_as_script(call.target, cwd, repo)
+                hint = f"; the repository has it as a script: python {script}" if script else ""
                 return [Finding(self.name, "unknown-module",
-                                f"python -m {call.target}: no such module in the repository or the environment",
-                                line=line, target=call.target)]
+                                f"python -m {call.target}: no such module in the repository or the environment{hint}",
+                                line=line, target=call.target, suggestion=script)]
         elif step.path is None:
             near = closest_script(call.target, cwd, repo)
             hint = f"; did you mean {near}?" if near else ""
