@@ -94,7 +94,9 @@ def _print(candidates: list[Any]) -> None:
                 done = [f"{a} -> {b}" for a, b in fix.get("pairs", [])] + (["opened the wrapper script"]
                                                                           if fix.get("expanded") else [])
                 done += ["ran the script the instruction names"] if fix.get("retargeted") else []
+                done += ["ran the documented command that takes the task's values"] if fix.get("switched") else []
                 done += [f"{flag} {value}" for value, flag in fix.get("filled", [])]
+                done += [f"export {name}={value}" for value, name in fix.get("exported", [])]
                 console.print(f"  autofix: {'; '.join(done)}", highlight=False, markup=False, soft_wrap=True)
             for r in check.get("repair", []):
                 console.print(f"  repair round {r['round']}: {len(r['findings_after'])} finding(s) after, "
