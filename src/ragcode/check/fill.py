@@ -95,7 +95,7 @@ def _subsequence(short: str, long: str) -> bool:
     return all(ch in it for ch in short)
 
 
-def _number_kind(value: str) -> str:
+def number_kind(value: str) -> str:
     if re.fullmatch(r"[-+]?\d+", value):
         return "int"
     if re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", value):
@@ -106,7 +106,7 @@ def _number_kind(value: str) -> str:
 def _type_fit(flag: Flag, value: str) -> float | None:
     """How well ``value`` fits the flag's declared type: None = it cannot go there."""
     t = str(flag.type or "").lower()
-    kind = _number_kind(value)
+    kind = number_kind(value)
     if t == "int":
         return 1.0 if kind == "int" else None
     if t == "float":

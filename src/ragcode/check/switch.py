@@ -7,10 +7,12 @@ task asks. When the instruction's values then have nowhere to go (``300,000 step
 commands the repository's Markdown documents (root and task folder, fenced blocks) give for the
 sibling scripts of the one the answer runs (same folder, a parser of their own), builds each as
 the document writes it with the answer's own flags laid over it where that script has them,
-fills the instruction's values in (``check.fill``) and counts what the coverage check still
-misses. The sibling whose command leaves at least two fewer values missing than the answer's
-own script, and fewer than any other sibling, replaces the answer; ``check.pipeline.fix_answer``
-keeps it only when its findings weigh less. Only the instruction and the repository are read.
+fills the instruction's values in (``check.fill``, ``check.fill_vars``). The sibling whose flags
+take the instruction's numbers best (``fit``: each number to the flag its words name best, one
+number per flag), better than the answer's own script does and than any other sibling, replaces
+the answer when its built command leaves at least two fewer values missing;
+``check.pipeline.fix_answer`` keeps it only when its findings weigh less. Only the instruction and
+the repository are read.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from pathlib import Path
 
 from ragcode.check import CheckContext, Checker, check_answer
 from ragcode.check.bash import resolved_calls
-from ragcode.check.facts import read_text, script_flags
 from ragcode.check.coverage import instruction_values
-from ragcode.check.fill import _number_kind, context_words, fill_values, given_flags, missing_values, score
+from ragcode.check.facts import read_text, script_flags
+from ragcode.check.fill import context_words, fill_values, given_flags, missing_values, number_kind, score
 from ragcode.check.fill_vars import fill_vars
 from ragcode.chunking.markdown import fence_spans
 from ragcode.chunking.scripts.flags import Flag
@@ -88,7 +90,7 @@ def _overlay(words: tuple[str, ...], target: str, own: dict[str, str | None]) ->
 def fit(flags: list[Flag], instruction: str) -> float:
     """How well a script's flags take the instruction's numbers: each number given to the flag
     its words name best (``check.fill.score``), one number per flag, the best pairs first."""
-    numbers = [v for v in instruction_values(instruction) if _number_kind(v)]
+    numbers = [v for v in instruction_values(instruction) if number_kind(v)]
     pairs = sorted(((score(f, v, context_words(instruction, v)), v, f.name) for v in numbers for f in flags),
                    reverse=True)
     used_v: set[str] = set()
@@ -115,7 +117,7 @@ def switch_command(code: str, ctx: CheckContext, checkers: list[Checker]) -> str
         return None
     repo = Path(ctx.repo_dir).resolve()
     folder = step.path.resolve().parent
-    names = {f.name for f in step.flags}
+    names = {s for f in step.flags for s in f.option_strings()}
     best: list[tuple[float, int, str]] = []
     own_fit = fit(step.flags, ctx.instruction)
     for path, words in documented_commands(repo, ctx.task_dir):
