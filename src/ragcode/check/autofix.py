@@ -54,57 +54,54 @@ def _shell_twin(f: Finding) -> bool:
             and a.parent == b.parent)
 
 
+_LAUNCHER = r"(?<![\w./-])(python[\d.]*(?:\s+-[A-Za-z]+)*)"  # python3 -u ...: the interpreter's options kept
+
+
+def _first(code: str, pattern: str, make) -> tuple[str, tuple[str, str]] | None:
+    """``code`` with the first match of ``pattern`` replaced by ``make(match)``, and the pair."""
+    match = re.compile(pattern, re.MULTILINE).search(code)
+    if match is None:
+        return None
+    right = make(match)
+    return code[:match.start()] + right + code[match.end():], (match.group(0), right)
+
+
+def _fix_one(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    """``code`` with ``f``'s certain correction, and the ``(wrong, right)`` pair; None when ``f``
+    has none or it does not apply."""
+    if f.code == "cd-from-root":
+        new = _re_cd(code, f.target, f.suggestion)
+        return (new, (f"cd {f.target}", f"cd {f.suggestion}" if f.suggestion != "." else "")) if new != code else None
+    if f.code == "unknown-module" and f.suggestion.endswith(".py"):  # python -m X -> python path/X.py
+        return _first(code, rf"{_LAUNCHER}\s+-m\s+{re.escape(f.target)}(?=\s|$)",
+                      lambda m: f"{m.group(1)} {f.suggestion}")
+    if _shell_twin(f):  # python [-u] X.py -> bash X.sh, the interpreter's own options dropped
+        return _first(code, rf"{_LAUNCHER}\s+{re.escape(f.target)}(?=\s|$)", lambda m: f"bash {f.suggestion}")
+    if f.code == "missing-flag-value" and f.suggestion == "True":
+        flag = f.message.split(" ", 1)[0]
+        return _first(code, rf"(?<![\w./-]){re.escape(flag)}(?=[ \t]+-|[ \t]*\\?\n|[ \t]*$|[ \t]*[;&|])",
+                      lambda m: f"{flag} True")
+    if f.code == "respelled-value" and f.suggestion:
+        pair = (f.target, f.suggestion)
+        pattern = rf"(?<![A-Za-z0-9_./:-]){re.escape(f.target)}(?![A-Za-z0-9_/]|[.:-][A-Za-z0-9_/])"
+    else:
+        found = fixable(f)
+        if found is None:
+            return None
+        pair = found
+        pattern = rf"(?<![\w./-]){re.escape(found[0])}(?=[\s=]|$)"
+    new = re.compile(pattern, re.MULTILINE).sub(lambda _: pair[1], code)  # every place it is written
+    return (new, pair) if new != code else None
+
+
 def autofix(code: str, findings: list[Finding]) -> tuple[str, list[tuple[str, str]]]:
     """``code`` with every certain correction applied, and the ``(wrong, right)`` pairs used."""
     done: list[tuple[str, str]] = []
     for f in findings:
-        if f.code == "cd-from-root":
-            new = _re_cd(code, f.target, f.suggestion)
-            if new != code:
-                code = new
-                done.append((f"cd {f.target}", f"cd {f.suggestion}" if f.suggestion != "." else ""))
-            continue
-        if f.code == "unknown-module" and f.suggestion.endswith(".py"):
-            launcher = re.compile(rf"(?<![\w./-])(python[\d.]*(?:\s+-[A-Za-z]+)*)\s+-m\s+{re.escape(f.target)}(?=\s|$)",
-                                  re.MULTILINE)
-            match = launcher.search(code)
-            if match is not None:
-                code = code[:match.start()] + f"{match.group(1)} {f.suggestion}" + code[match.end():]
-                done.append((match.group(0), f"{match.group(1)} {f.suggestion}"))
-            continue
-        if f.code == "respelled-value" and f.suggestion:
-            word = re.compile(rf"(?<![A-Za-z0-9_./:-]){re.escape(f.target)}(?![A-Za-z0-9_/]|[.:-][A-Za-z0-9_/])")
-            new = word.sub(lambda _: f.suggestion, code)
-            if new != code:
-                code = new
-                done.append((f.target, f.suggestion))
-            continue
-        if f.code == "missing-flag-value" and f.suggestion == "True":
-            flag = f.message.split(" ", 1)[0]
-            bare = re.compile(rf"(?<![\w./-]){re.escape(flag)}(?=[ \t]+-|[ \t]*\\?\n|[ \t]*$|[ \t]*[;&|])",
-                              re.MULTILINE)
-            new = bare.sub(f"{flag} True", code, count=1)
-            if new != code:
-                code = new
-                done.append((flag, f"{flag} True"))
-            continue
-        if _shell_twin(f):  # python [-u] X.py -> bash X.sh, the interpreter's own options dropped
-            launcher = re.compile(rf"(?<![\w./-])python[\d.]*(?:\s+-[A-Za-z]+)*\s+{re.escape(f.target)}(?=\s|$)",
-                                  re.MULTILINE)
-            match = launcher.search(code)
-            if match is not None:
-                code = code[:match.start()] + f"bash {f.suggestion}" + code[match.end():]
-                done.append((match.group(0), f"bash {f.suggestion}"))
-            continue
-        pair = fixable(f)
-        if pair is None or pair in done:
-            continue
-        wrong, right = pair
-        pattern = re.compile(rf"(?<![\w./-]){re.escape(wrong)}(?=[\s=]|$)", re.MULTILINE)
-        new = pattern.sub(right, code)
-        if new != code:
-            code = new
-            done.append(pair)
+        fixed = _fix_one(code, f)
+        if fixed is not None and fixed[1] not in done:
+            code = fixed[0]
+            done.append(fixed[1])
     return code, done
 
 
