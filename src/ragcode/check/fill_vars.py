@@ -46,8 +46,9 @@ def unset_vars(code: str) -> list[str]:
 
 @functools.lru_cache(maxsize=64)
 def documented(repo: Path, task_dir: Path) -> dict[str, tuple[str, ...]]:
-    """``NAME -> values`` the repository's documents assign (``export NAME=value`` lines of its
-    Markdown files and shell scripts in the root, the task's folder and one level below them)."""
+    """``NAME -> values`` the repository's documents assign (``export NAME=value`` lines of the
+    Markdown files and shell scripts in its root and the task's folder, and of the Markdown files
+    one level below them)."""
     files: list[Path] = []
     for folder in dict.fromkeys((repo, task_dir)):
         for pattern in ("*.md", "*.sh", "*/*.md"):
