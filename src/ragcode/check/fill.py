@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ragcode.check import CheckContext, Finding
@@ -64,7 +65,7 @@ def context_words(instruction: str, value: str) -> list[list[tuple[str, float]]]
     each with a weight (1 for the three before and two after it, 0.5 up to ten before)."""
     out = []
     low = without_thousands(instruction).lower()  # "300,000 steps" names the value 300000
-    for m in re.finditer(rf"(?<![\w.-]){re.escape(value.lower())}(?![\w-]|\.\w)", low):
+    for m in _places(low, value):
         head = _SENTENCE_END.split(low[:m.start()])[-1]
         tail = _SENTENCE_END.split(low[m.end():])[0]
         before = _WORD.findall(head)[-_BEFORE:]
@@ -162,10 +163,15 @@ def best_slot(value: str, flags: list[Flag], given: dict[str, str], instruction:
     return ranked[0]
 
 
+def _places(low: str, value: str) -> Iterator[re.Match[str]]:
+    """Where ``value`` stands as a value of its own in the lower-cased ``low`` (``10`` does not
+    stand in ``1024``)."""
+    return re.finditer(rf"(?<![\w.-]){re.escape(value.lower())}(?![\w-]|\.\w)", low)
+
+
 def _names_value(instruction: str, value: str) -> bool:
-    """The instruction says ``value`` as a value of its own (``10`` is not said by ``1024``)."""
-    pattern = rf"(?<![\w.-]){re.escape(value.lower())}(?![\w-]|\.\w)"
-    return re.search(pattern, without_thousands(instruction).lower()) is not None
+    """The instruction says ``value`` as a value of its own."""
+    return next(_places(without_thousands(instruction).lower(), value), None) is not None
 
 
 def slots_per_place(value: str, flags: list[Flag], given: dict[str, str], instruction: str,
@@ -259,8 +265,7 @@ def fill_values(code: str, findings: list[Finding], ctx: CheckContext) -> tuple[
                 continue
             slot = best_slot(value, step.flags, given_flags(step.call.args), ctx.instruction, at_least)
             if slot is not None and (best is None or slot.score >= best[0].score):
-                equals = any(re.match(r"--?\w[\w-]*=", a) for a in step.call.args)
-                best = (slot, step, "=" if equals else " ")
+                best = (slot, step, _separator(step))
         if best is None:
             continue
         new = _put(code.split("\n"), value, *best)
@@ -282,14 +287,19 @@ def _fill_each_place(code: str, value: str, at_least: float, ctx: CheckContext) 
         return None
     names = []
     for slot in slots:
-        sep = "=" if any(re.match(r"--?\w[\w-]*=", a) for a in step.call.args) else " "
-        new = _put(code.split("\n"), value, slot, step, sep)
+        new = _put(code.split("\n"), value, slot, step, _separator(step))
         if new is None:
             return None
         code = new
         names.append(slot.flag.name)
         step = next(s for s in resolved_calls(code, ctx) if s.flags is not None and s.last)
     return code, names
+
+
+def _separator(step: Step) -> str:
+    """How the command gives flags their values: ``--lr=0.1`` when it already does so, else a space."""
+    assert step.call is not None
+    return "=" if any(re.match(r"--?\w[\w-]*=", a) for a in step.call.args) else " "
 
 
 def _put(lines: list[str], value: str, slot: Slot, step: Step, sep: str) -> str | None:
