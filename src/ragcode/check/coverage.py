@@ -47,7 +47,7 @@ def without_thousands(text: str) -> str:
 def instruction_values(instruction: str) -> list[str]:
     """The literal values an instruction names, in order, without repeats."""
     out: list[str] = []
-    text = _LIST_MARKER.sub(" ", _THOUSANDS.sub("", instruction))
+    text = _LIST_MARKER.sub(" ", without_thousands(instruction))
 
     def add(v: str, end: int, start: int = -1) -> None:
         v = v.strip().rstrip(".,;:!?)").lstrip("(")
@@ -94,22 +94,24 @@ def _number(v: str) -> float | None:
 _TOKEN = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")
 
 
-def _respelled(code: str, answer_type: str, value: str) -> str:
-    """The value's word as the answer writes it when that differs from the instruction only in
-    case and separators (``ViT-g/14`` for ``ViT-g-14``, ``/usr/image`` for ``./usr/image``), in a
-    place where a value stands: a string literal of a Python answer, an argument (not a command)
-    of a bash one. Empty when there is none, or the value has spaces."""
-    if re.search(r"\s", value):
-        return ""
+def _value_places(code: str, answer_type: str) -> list[str]:
+    """Where a value stands in an answer: its string literals (Python; none when it does not
+    parse), its commands' arguments, not the commands (bash)."""
     if answer_type == "python":
         try:
-            places = [n.value for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Constant)
-                      and isinstance(n.value, str)]
+            return [n.value for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Constant)
+                    and isinstance(n.value, str)]
         except (SyntaxError, ValueError):
-            return ""
-    else:
-        places = [w for _, line in logical_lines(code) for words in split_commands(line)
-                  for w in split_prefix(words)[1][1:]]
+            return []
+    return [w for _, line in logical_lines(code) for words in split_commands(line) for w in split_prefix(words)[1][1:]]
+
+
+def _respelled(places: list[str], value: str) -> str:
+    """The value's word as the answer writes it in one of its ``places`` when that differs from
+    the instruction only in case and separators (``ViT-g/14`` for ``ViT-g-14``, ``/usr/image``
+    for ``./usr/image``). Empty when there is none, or the value has spaces."""
+    if re.search(r"\s", value):
+        return ""
     for place in places:
         for m in _TOKEN.finditer(place):
             if m.group() != value and _squash(m.group()) == _squash(value):
@@ -127,6 +129,7 @@ class CoverageChecker:
         squashed = _squash(code) + " " + _squash(ctx.workdir)  # the folder it runs in names a model too
         numbers = {x for x in (_number(t) for t in _NUMBER.findall(code)) if x is not None}
         found = []
+        places: list[str] | None = None  # read once, when a value needs them
         for v in instruction_values(ctx.instruction):
             n = _number(v)
             if n is not None and n in numbers:
@@ -134,7 +137,8 @@ class CoverageChecker:
             if n is None and v.lower() in text:
                 continue
             if n is None and _squash(v) in squashed:
-                wrong = _respelled(code, answer_type, v)
+                places = _value_places(code, answer_type) if places is None else places
+                wrong = _respelled(places, v)
                 if wrong:  # said, but not as the user spelled it: ViT-g/14 for ViT-g-14
                     found.append(Finding(self.name, "respelled-value", f"the instruction spells it {v!r}; the "
                                          f"answer writes {wrong!r}", severity=WARNING, target=wrong, suggestion=v))
