@@ -75,9 +75,13 @@ def retarget_script(code: str, ctx: CheckContext) -> str | None:
     if len(fits) > 1 and fits[0][:2] == fits[1][:2]:
         return None  # two siblings fit as well: a guess
     target = step.call.target
-    new_target = str(Path(target).parent / fits[0][2].name) if "/" in target else fits[0][2].name
-    out = _replace_word(code, target, new_target)
+    out = _replace_word(code, target, sibling_target(target, fits[0][2].name))
     return out if out != code else None
+
+
+def sibling_target(target: str, name: str) -> str:
+    """The call's script path with its file name made ``name``: the folder the answer wrote stays."""
+    return str(Path(target).parent / name) if "/" in target else name
 
 
 def scripts_named(code: str, instruction: str) -> int:

@@ -27,6 +27,7 @@ from ragcode.check.coverage import instruction_values
 from ragcode.check.facts import read_text, script_flags
 from ragcode.check.fill import context_words, fill_values, given_flags, missing_values, number_kind, score
 from ragcode.check.fill_vars import fill_vars
+from ragcode.check.retarget import sibling_target
 from ragcode.chunking.markdown import fence_spans
 from ragcode.chunking.scripts.flags import Flag
 from ragcode.shell import logical_lines, parse_command, split_commands
@@ -124,16 +125,17 @@ def switch_command(code: str, ctx: CheckContext, checkers: list[Checker]) -> str
         if path.parent != folder or path == step.path.resolve():
             continue
         flags = script_flags(path)
-        if not flags or fit(flags, ctx.instruction) <= own_fit:
+        if not flags:
+            continue
+        their_fit = fit(flags, ctx.instruction)
+        if their_fit <= own_fit:
             continue
         theirs = {s for f in flags for s in f.option_strings()}
         own = {k: v for k, v in given_flags(step.call.args).items() if k in theirs and k in names}
-        target = str(Path(step.call.target).parent / path.name) if "/" in step.call.target else path.name
-        built = _overlay(words, target, own)
+        built = _overlay(words, sibling_target(step.call.target, path.name), own)
         built, _ = fill_values(built, check_answer(built, "bash", ctx, checkers), ctx)
         built, _ = fill_vars(built, check_answer(built, "bash", ctx, checkers), ctx)
-        best.append((-fit(flags, ctx.instruction), len(missing_values(check_answer(built, "bash", ctx, checkers))),
-                     built))
+        best.append((-their_fit, len(missing_values(check_answer(built, "bash", ctx, checkers))), built))
     best.sort()
     if not best or best[0][1] > before - _GAIN or len(best) > 1 and best[1][0] == best[0][0]:
         return None  # not enough of the values placed, or two siblings take them as well
