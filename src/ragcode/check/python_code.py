@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 from pathlib import Path
 
 from ragcode.check import ERROR, WARNING, CheckContext, Finding
@@ -60,8 +61,13 @@ def _published(module: str, repo: Path) -> bool:
     if len(rest) < 2:
         return False
     tail = Path(*rest)
-    return any((base / tail).with_suffix(".py").is_file() or (base / tail).is_dir()
-               for base in [repo, *sorted(p for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))])
+    return any((base / tail).with_suffix(".py").is_file() or (base / tail).is_dir() for base in _bases(repo))
+
+
+@functools.lru_cache(maxsize=64)
+def _bases(repo: Path) -> tuple[Path, ...]:
+    """The repository and its top folders (listed once per repository, not once per import)."""
+    return (repo, *sorted(p for p in repo.iterdir() if p.is_dir() and not p.name.startswith(".")))
 
 
 def _norm(name: str) -> str:
