@@ -70,7 +70,7 @@ def _fill(word: str, env: dict[str, str]) -> str | None:
     return None if missing else out
 
 
-_READS_ARGS = re.compile(r"\$(?:\{?[0-9@*#]|\{#)|\bgetopts?\b|\bshift\b")
+_SHELL_READS_ARGS = re.compile(r"\$(?:\{?[0-9@*#]|\{#)|\bgetopts?\b|\bshift\b")
 
 
 def _wrapper(step: Step) -> bool:
@@ -83,7 +83,7 @@ def _wrapper(step: Step) -> bool:
     if not call.args:
         return True
     text = read_text(step.path) if step.path is not None else None
-    return text is not None and not _READS_ARGS.search(text)
+    return text is not None and not _SHELL_READS_ARGS.search(text)
 
 
 def _only_wrappers(code: str) -> bool:
