@@ -73,3 +73,8 @@ def mlbench_data() -> Path:
     if not folder or not (Path(folder) / "dev.jsonl").is_file():
         pytest.skip(f"real ML-Bench data is opt-in: set {MLBENCH_DATA_ENV} to a folder with dev.jsonl")
     return Path(folder)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="store the golden replay's new fingerprint (tests/data/golden/fingerprint.json)")
