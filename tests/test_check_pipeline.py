@@ -258,10 +258,10 @@ def test_selection_keeps_to_the_greedy_samples_answer_type():
     assert out[0].answer_type == "bash"  # a home-made argparse CLI meant a command line
     lib = [Finding("bash", "library-file", "reads no arguments", severity="warning")]
     bash_first = dataclasses.replace(bash_ok, sample_index=0)
-    out = rank([bash_first, dataclasses.replace(py_clean, sample_index=1)], [lib, [Finding("python", "x", "y")]])
+    out = rank([bash_first, dataclasses.replace(py_clean, sample_index=1)], [lib, [Finding("python", "missing-symbol", "y")]])
     assert out[0].answer_type == "python"  # running a module that reads no arguments meant using it
     ignored = [Finding("bash", "ignored-args", "reads no arguments", severity="warning")]
-    out = rank([bash_first, dataclasses.replace(py_clean, sample_index=1)], [ignored, [Finding("python", "x", "y")]])
+    out = rank([bash_first, dataclasses.replace(py_clean, sample_index=1)], [ignored, [Finding("python", "missing-symbol", "y")]])
     assert out[0].answer_type == "python"  # values handed to a script that reads none: set them in Python
     cited = [Finding("bash", "not-a-script", "README.md is not a program")]
     py_second = dataclasses.replace(py_clean, sample_index=1)

@@ -19,20 +19,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from ragcode.registry import Registry
 
-ERROR, WARNING = "error", "warning"
+from ragcode.check.rule import ERROR, WARNING
+from ragcode.check.rules import RULES, rule, say
 
-# how much a finding counts against an answer when choosing among samples
-WEIGHTS = {
-    "syntax-error": 3.0, "unknown-script": 3.0, "not-a-script": 3.0, "unknown-module": 2.0, "no-command": 2.0,
-    "wrong-launcher": 2.0, "unresolved-import": 1.5, "no-repo-use": 1.5, "own-cli": 1.5, "run-error": 1.5,
-    "unknown-flag": 1.0, "bad-choice": 1.0, "bad-type": 1.0, "missing-required": 1.0, "positional-count": 1.0,
-    "missing-symbol": 1.0, "library-file": 1.0, "ignored-args": 1.0, "missing-flag-value": 1.0,
-    "cd-from-root": 1.0, "missing-value": 0.5, "respelled-value": 0.5, "duplicate-flag": 0.3,
-    "no-own-use": 0.0,  # a note for selection (the greedy answer's kind is no evidence): weighs nothing
-}
-# an unknown script whose file of the same name exists elsewhere in the repository weighs less
-# than one that exists nowhere (measured on the dev runs: 1.5 to 2.0 choose alike, 3.0 loses three tasks)
-MOVED_SCRIPT_WEIGHT = 2.0
+# how much a finding counts against an answer when choosing among samples: each rule's weight,
+# declared in the catalogue (``ragcode.check.rules``)
+WEIGHTS = {code: r.weight for code, r in RULES.items()}
 
 
 def moved_script(target: str, suggestion: str) -> bool:
@@ -58,11 +50,15 @@ class Finding:
     target: str = ""
     suggestion: str = ""
 
+    def __post_init__(self) -> None:
+        rule(self.code)  # a code the catalogue does not declare is a mistake, never a silent 1.0
+
     @property
     def weight(self) -> float:
-        if self.code == "unknown-script" and moved_script(self.target, self.suggestion):
-            return MOVED_SCRIPT_WEIGHT  # the file exists under another path: a slip autofix corrects
-        return WEIGHTS.get(self.code, 1.0) * (1.0 if self.severity == ERROR else 0.5)
+        declared = RULES[self.code]
+        if declared.moved_weight is not None and moved_script(self.target, self.suggestion):
+            return declared.moved_weight  # the file exists under another path: a slip autofix corrects
+        return declared.weight * (1.0 if self.severity == ERROR else 0.5)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -125,5 +121,5 @@ def penalty(findings: list[Finding]) -> float:
     return round(sum(f.weight for f in findings), 3)
 
 
-__all__ = ["CHECKERS", "DEFAULT_CHECKS", "ERROR", "WARNING", "CheckContext", "Checker", "Finding",
-           "check_answer", "load_checkers", "moved_script", "penalty"]
+__all__ = ["CHECKERS", "DEFAULT_CHECKS", "ERROR", "RULES", "WARNING", "WEIGHTS", "CheckContext", "Checker",
+           "Finding", "check_answer", "load_checkers", "moved_script", "penalty", "say"]

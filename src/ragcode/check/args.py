@@ -18,7 +18,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ragcode.check import ERROR, WARNING, Finding
+from ragcode.check import ERROR, WARNING, Finding, say
 from ragcode.chunking.scripts.flags import Flag
 
 _NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "count", "help", "version",
@@ -98,18 +98,17 @@ def _value_findings(p: _Parsed, script: str) -> list[Finding]:
         bad = [x for x in values if x not in allowed]
         if bad:
             near = difflib.get_close_matches(bad[0], sorted(allowed), n=1, cutoff=0.6)
-            out.append(Finding("bash", "bad-choice",
-                               f"{p.spelled} {bad[0]} is not one of {script}'s choices for it: "
-                               f"{', '.join(sorted(allowed))}", target=script, suggestion=near[0] if near else ""))
+            out.append(Finding("bash", "bad-choice", say("bad-choice", flag=p.spelled, value=bad[0], script=script,
+                                                          choices=", ".join(sorted(allowed))), target=script, suggestion=near[0] if near else ""))
             return out
     t = str(f.type or "")
     for x in values:
         if t in _INT_TYPES and not re.fullmatch(r"[-+]?\d+", x):
-            out.append(Finding("bash", "bad-type", f"{p.spelled} takes an int; {x!r} is not one",
+            out.append(Finding("bash", "bad-type", say("bad-type", flag=p.spelled, kind="an int", value=x),
                                target=script))
             break
         if t in _FLOAT_TYPES and not re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|[-+]?(inf|nan)", x):
-            out.append(Finding("bash", "bad-type", f"{p.spelled} takes a float; {x!r} is not one",
+            out.append(Finding("bash", "bad-type", say("bad-type", flag=p.spelled, kind="a float", value=x),
                                target=script))
             break
     return out
@@ -176,7 +175,7 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
             near = closest(name, spellings)
             hint = f"; did you mean {near}?" if near else f"; its flags are {', '.join(spellings[:12])}" + (
                 " ..." if len(spellings) > 12 else "")
-            found.append(Finding("bash", "unknown-flag", f"{name} is not a flag of {script}{hint}",
+            found.append(Finding("bash", "unknown-flag", say("unknown-flag", flag=name, script=script, hint=hint),
                                  target=script, suggestion=near))
             if not eq and i < len(args) and not args[i].startswith("-"):
                 i += 1  # its value, most likely
@@ -194,11 +193,12 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
                 i += 1
             if value is None and flag.nargs not in ("?", "*"):
                 boolish = "bool" in str(flag.type or "").lower()  # type=bool, str2bool: a bare switch errors
-                found.append(Finding("bash", "missing-flag-value", f"{name} of {script} needs a value"
-                                     + (" (it is parsed as a bool: give True or False)" if boolish else ""),
+                found.append(Finding("bash", "missing-flag-value", say(
+                    "missing-flag-value", flag=name, script=script,
+                    bool_hint=" (it is parsed as a bool: give True or False)" if boolish else ""),
                                      target=script, suggestion="True" if boolish else ""))
         if id(flag) in seen and flag.action not in ("append", "count", "extend", "append_const"):
-            found.append(Finding("bash", "duplicate-flag", f"{name} is given twice to {script}",
+            found.append(Finding("bash", "duplicate-flag", say("duplicate-flag", flag=name, script=script),
                                  severity=WARNING, target=script))
         seen[id(flag)] = name
         found.extend(_value_findings(_Parsed(flag, name, value), script))
@@ -206,12 +206,12 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
         return found  # required flags and positionals depend on the sub-command: not judged
     for f in flags:
         if f.required is True and not f.positional and id(f) not in seen:
-            found.append(Finding("bash", "missing-required", f"{script} requires {f.name}", target=script))
+            found.append(Finding("bash", "missing-required", say("missing-required", script=script, flag=f.name), target=script))
     lo, hi = _positional_range(flags)
     if len(positionals) < lo or (hi is not None and len(positionals) > hi):
         want = f"{lo}" if hi == lo else f"{lo} to {hi if hi is not None else 'any'}"
         extra = f" ({' '.join(positionals[:4])})" if positionals else ""
         found.append(Finding("bash", "positional-count",
-                             f"{script} takes {want} positional argument(s); the answer gives {len(positionals)}{extra}",
+                             say("positional-count", script=script, want=want, given=len(positionals), extra=extra),
                              target=script))
     return found

@@ -25,6 +25,7 @@ as a whole shell word, so values and other commands are untouched.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from ragcode.check import Finding, moved_script
@@ -66,32 +67,65 @@ def _first(code: str, pattern: str, make) -> tuple[str, tuple[str, str]] | None:
     return code[:match.start()] + right + code[match.end():], (match.group(0), right)
 
 
+def _fix_cd(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    new = _re_cd(code, f.target, f.suggestion)
+    return (new, (f"cd {f.target}", f"cd {f.suggestion}" if f.suggestion != "." else "")) if new != code else None
+
+
+def _fix_module(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    if not f.suggestion.endswith(".py"):
+        return None
+    return _first(code, rf"{_LAUNCHER}\s+-m\s+{re.escape(f.target)}(?=\s|$)",  # python -m X -> python path/X.py
+                  lambda m: f"{m.group(1)} {f.suggestion}")
+
+
+def _fix_script(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    if _shell_twin(f):  # python [-u] X.py -> bash X.sh, the interpreter's own options dropped
+        return _first(code, rf"{_LAUNCHER}\s+{re.escape(f.target)}(?=\s|$)", lambda m: f"bash {f.suggestion}")
+    return _fix_word(code, f)
+
+
+def _fix_bool(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    if f.suggestion != "True":
+        return None
+    flag = f.message.split(" ", 1)[0]
+    return _first(code, rf"(?<![\w./-]){re.escape(flag)}(?=[ \t]+-|[ \t]*\\?\n|[ \t]*$|[ \t]*[;&|])",
+                  lambda m: f"{flag} True")
+
+
+def _fix_respelled(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    if not f.suggestion:
+        return None
+    pattern = rf"(?<![A-Za-z0-9_./:-]){re.escape(f.target)}(?![A-Za-z0-9_/]|[.:-][A-Za-z0-9_/])"
+    return _replace_all(code, pattern, (f.target, f.suggestion))
+
+
+def _fix_word(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    found = fixable(f)
+    if found is None:
+        return None
+    return _replace_all(code, rf"(?<![\w./-]){re.escape(found[0])}(?=[\s=]|$)", found)
+
+
+def _replace_all(code: str, pattern: str, pair: tuple[str, str]) -> tuple[str, tuple[str, str]] | None:
+    new = re.compile(pattern, re.MULTILINE).sub(lambda _: pair[1], code)  # every place it is written
+    return (new, pair) if new != code else None
+
+
+# the certain correction of each code whose rule declares one (``fix="certain"`` in
+# ``ragcode.check.rules``; a test keeps the two equal)
+CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | None]] = {
+    "cd-from-root": _fix_cd, "unknown-module": _fix_module, "unknown-script": _fix_script,
+    "missing-flag-value": _fix_bool, "respelled-value": _fix_respelled, "unknown-flag": _fix_word,
+    "wrong-launcher": _fix_word,
+}
+
+
 def _fix_one(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     """``code`` with ``f``'s certain correction, and the ``(wrong, right)`` pair; None when ``f``
     has none or it does not apply."""
-    if f.code == "cd-from-root":
-        new = _re_cd(code, f.target, f.suggestion)
-        return (new, (f"cd {f.target}", f"cd {f.suggestion}" if f.suggestion != "." else "")) if new != code else None
-    if f.code == "unknown-module" and f.suggestion.endswith(".py"):  # python -m X -> python path/X.py
-        return _first(code, rf"{_LAUNCHER}\s+-m\s+{re.escape(f.target)}(?=\s|$)",
-                      lambda m: f"{m.group(1)} {f.suggestion}")
-    if _shell_twin(f):  # python [-u] X.py -> bash X.sh, the interpreter's own options dropped
-        return _first(code, rf"{_LAUNCHER}\s+{re.escape(f.target)}(?=\s|$)", lambda m: f"bash {f.suggestion}")
-    if f.code == "missing-flag-value" and f.suggestion == "True":
-        flag = f.message.split(" ", 1)[0]
-        return _first(code, rf"(?<![\w./-]){re.escape(flag)}(?=[ \t]+-|[ \t]*\\?\n|[ \t]*$|[ \t]*[;&|])",
-                      lambda m: f"{flag} True")
-    if f.code == "respelled-value" and f.suggestion:
-        pair = (f.target, f.suggestion)
-        pattern = rf"(?<![A-Za-z0-9_./:-]){re.escape(f.target)}(?![A-Za-z0-9_/]|[.:-][A-Za-z0-9_/])"
-    else:
-        found = fixable(f)
-        if found is None:
-            return None
-        pair = found
-        pattern = rf"(?<![\w./-]){re.escape(found[0])}(?=[\s=]|$)"
-    new = re.compile(pattern, re.MULTILINE).sub(lambda _: pair[1], code)  # every place it is written
-    return (new, pair) if new != code else None
+    fixer = CERTAIN_FIXES.get(f.code)
+    return fixer(code, f) if fixer is not None else None
 
 
 def autofix(code: str, findings: list[Finding]) -> tuple[str, list[tuple[str, str]]]:

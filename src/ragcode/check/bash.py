@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragcode.check import WARNING, CheckContext, Finding
+from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.check.args import match_args
 from ragcode.check.facts import module_file, read_text, script_flags, scripts_near
 from ragcode.chunking.scripts.flags import Flag
@@ -173,9 +173,7 @@ class BashChecker:
             calls += 1
             found.extend(self._call(step, repo, ctx, step.first_line + 1))
         if calls == 0 and not any(f.code in ("wrong-launcher", "not-a-script") for f in found):
-            found.append(Finding(self.name, "no-command",
-                                 "the answer runs no script of the repository (python X.py, bash X.sh, "
-                                 "python -m pkg.module)"))
+            found.append(Finding(self.name, "no-command", say("no-command")))
         return found
 
     def _cd(self, args: list[str], cwd: Path, repo: Path, task_dir: Path, line: int) -> list[Finding]:
@@ -185,11 +183,11 @@ class BashChecker:
         root = _from_root(args, repo, task_dir)
         if root is not None:  # written for a shell at the repository's root: the steps after it follow it there
             there = os.path.relpath(root, cwd)
-            return [Finding(self.name, "cd-from-root", f"cd {args[0]}: the commands start in {_rel(cwd, repo)}, "
-                            f"where there is no {args[0]}; from there it is cd {there}", severity=WARNING,
+            return [Finding(self.name, "cd-from-root",
+                            say("cd-from-root", folder=args[0], start=_rel(cwd, repo), there=there), severity=WARNING,
                             line=line, target=args[0], suggestion=there)]
         return [Finding(self.name, "unknown-script",
-                        f"cd {args[0]}: there is no folder {_rel(new, repo)} in the repository",
+                        say("unknown-script", "cd", folder=args[0], path=_rel(new, repo)),
                         line=line, target=args[0])]
 
     def _call(self, step: Step, repo: Path, ctx: CheckContext, line: int) -> list[Finding]:
@@ -202,13 +200,13 @@ class BashChecker:
                 script = _module_as_script(call.target, cwd, repo)
                 hint = f"; the repository has it as a script: python {script}" if script else ""
                 return [Finding(self.name, "unknown-module",
-                                f"python -m {call.target}: no such module in the repository or the environment{hint}",
+                                say("unknown-module", module=call.target, hint=hint),
                                 line=line, target=call.target, suggestion=script)]
         elif step.path is None:
             near = closest_script(call.target, cwd, repo)
             hint = f"; did you mean {near}?" if near else ""
             found = [Finding(self.name, "unknown-script",
-                             f"{call.target} does not exist in {_rel(cwd, repo)}{hint}",
+                             say("unknown-script", script=call.target, folder=_rel(cwd, repo), hint=hint),
                              line=line, target=call.target, suggestion=near)]
             if near:  # what the closest real script would do with this call
                 found.extend(_reads_nothing(call, cwd / near, script_flags(cwd / near), near, repo, line))
@@ -238,12 +236,12 @@ def _launcher_slips(code: str) -> list[Finding]:
                 continue
             launcher, target = rest[0], rest[1]
             if PYTHON.match(launcher) and target.endswith(".sh"):
-                out.append(Finding("bash", "wrong-launcher", f"{launcher} {target}: python cannot run a shell "
-                                   f"script; run it with bash", line=first + 1, target=f"{launcher} {target}",
+                out.append(Finding("bash", "wrong-launcher", say("wrong-launcher", launcher=launcher, target=target),
+                                   line=first + 1, target=f"{launcher} {target}",
                                    suggestion=f"bash {target}"))
             elif _CITED.search(target) or Path(target).suffix.lower() in _NOT_CODE:
-                out.append(Finding("bash", "not-a-script", f"{launcher} {target}: {Path(_CITED.sub('', target)).name}"
-                                   " is not a program; run one of the repository's scripts, or answer in Python",
+                out.append(Finding("bash", "not-a-script", say("not-a-script", launcher=launcher, target=target,
+                                                                   name=Path(_CITED.sub('', target)).name),
                                    line=first + 1, target=target))
     return out
 
@@ -308,14 +306,12 @@ def _reads_nothing(call: ScriptCall, path: Path | None, flags: list[Flag] | None
 
 
 def _ignored(target: str, args: list[str], line: int) -> Finding:
-    return Finding("bash", "ignored-args", f"{target} reads no command-line arguments: {' '.join(args[:3])}"
-                   f"{' ...' if len(args) > 3 else ''} never reach it; its values are set inside it, so a Python "
-                   "answer that sets them would use them", severity=WARNING, line=line, target=target)
+    return Finding("bash", "ignored-args", say("ignored-args", target=target, args=" ".join(args[:3]),
+                                                more=" ..." if len(args) > 3 else ""), severity=WARNING, line=line, target=target)
 
 
 def _library(target: str, line: int) -> Finding:
-    return Finding("bash", "library-file", f"{target} reads no command-line arguments: running it runs only "
-                   "its own demo; import it in a Python answer to use it with the task's values",
+    return Finding("bash", "library-file", say("library-file", target=target),
                    severity=WARNING, line=line, target=target)
 
 

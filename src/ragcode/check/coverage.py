@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ragcode.check import WARNING, CheckContext, Finding
+from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.shell import logical_lines, split_commands, split_prefix
 
 _NUMBER = re.compile(r"(?<![\w.-])[-+]?(?:\d+\.\d+|\d+|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
@@ -140,12 +140,11 @@ class CoverageChecker:
                 places = _value_places(code, answer_type) if places is None else places
                 wrong = _respelled(places, v)
                 if wrong:  # said, but not as the user spelled it: ViT-g/14 for ViT-g-14
-                    found.append(Finding(self.name, "respelled-value", f"the instruction spells it {v!r}; the "
-                                         f"answer writes {wrong!r}", severity=WARNING, target=wrong, suggestion=v))
+                    found.append(Finding(self.name, "respelled-value", say("respelled-value", value=v, wrong=wrong),
+                                         severity=WARNING, target=wrong, suggestion=v))
                 continue
             if n is not None and re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", code):
                 continue
-            found.append(Finding(self.name, "missing-value",
-                                 f"the instruction names {v!r}, which the answer never mentions",
+            found.append(Finding(self.name, "missing-value", say("missing-value", value=v),
                                  severity=WARNING, target=v))
         return found

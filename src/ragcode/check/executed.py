@@ -15,32 +15,32 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ragcode.check import ERROR, WARNING, CheckContext, Finding
+from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
 
 CHECK_TIMEOUT_S = 5.0
+# what stderr says -> the finding code, its severity, and the names of the pattern's groups in the
+# code's "executed" message (``ragcode.check.rules``)
 _RULES = [
-    (re.compile(r"unrecognized arguments: (.+)"), "unknown-flag", ERROR, "{0} is not accepted by the script's parser"),
-    (re.compile(r"argument (\S+): invalid choice: (.+)"), "bad-choice", ERROR, "{0}: invalid choice {1}"),
-    (re.compile(r"argument (\S+): invalid (\w+) value: (.+)"), "bad-type", ERROR, "{0}: invalid {1} value {2}"),
-    (re.compile(r"the following arguments are required: (.+)"), "missing-required", ERROR,
-     "the script requires {0}"),
-    (re.compile(r"ModuleNotFoundError: No module named '([^']+)'"), "unresolved-import", WARNING,
-     "running it fails: no module named {0!r}"),
+    (re.compile(r"unrecognized arguments: (.+)"), "unknown-flag", ERROR, ("flags",)),
+    (re.compile(r"argument (\S+): invalid choice: (.+)"), "bad-choice", ERROR, ("flag", "value")),
+    (re.compile(r"argument (\S+): invalid (\w+) value: (.+)"), "bad-type", ERROR, ("flag", "kind", "value")),
+    (re.compile(r"the following arguments are required: (.+)"), "missing-required", ERROR, ("flags",)),
+    (re.compile(r"ModuleNotFoundError: No module named '([^']+)'"), "unresolved-import", WARNING, ("module",)),
     (re.compile(r"No such file or directory: '([^']+)'|can't open file '([^']+)'"), "unknown-script", ERROR,
-     "running it fails: no file {0}"),
+     ("file",)),
 ]
 
 
 def findings_from_stderr(stderr: str) -> list[Finding]:
     out: list[Finding] = []
-    for pattern, code, severity, text in _RULES:
+    for pattern, code, severity, names in _RULES:
         m = pattern.search(stderr)
         if m:
-            groups = [g for g in m.groups() if g is not None]
-            out.append(Finding("executed", code, text.format(*[g.strip() for g in groups]), severity=severity))
+            groups = [g.strip() for g in m.groups() if g is not None]
+            out.append(Finding("executed", code, say(code, "executed", **dict(zip(names, groups))), severity=severity))
     if not out and "Traceback (most recent call last)" in stderr:
         last = [ln for ln in stderr.strip().splitlines() if ln.strip()][-1].strip()
-        out.append(Finding("executed", "run-error", f"running it fails: {last[:200]}"))
+        out.append(Finding("executed", "run-error", say("run-error", last=last[:200])))
     return out
 
 

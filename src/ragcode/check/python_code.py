@@ -25,7 +25,7 @@ import difflib
 import functools
 from pathlib import Path
 
-from ragcode.check import ERROR, WARNING, CheckContext, Finding
+from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
 from ragcode.check.facts import module_file, module_symbols
 from ragcode.check.facts_env import env_has_modules, in_repo, repo_needs
 
@@ -83,7 +83,7 @@ class PythonChecker:
         try:
             tree = ast.parse(code)
         except SyntaxError as exc:
-            return [Finding(self.name, "syntax-error", f"the answer does not parse: line {exc.lineno}: {exc.msg}",
+            return [Finding(self.name, "syntax-error", say("syntax-error", line=exc.lineno, msg=exc.msg),
                             line=exc.lineno or 0)]
         repo = Path(ctx.repo_dir).resolve()
         roots = [ctx.task_dir, repo, repo / "src"]
@@ -110,7 +110,7 @@ class PythonChecker:
                     reported.add(top)
                     # without the repository's own interpreter the environment may simply lack it
                     found.append(Finding(self.name, "unresolved-import",
-                                         f"import {module}: no module {top!r} in the repository or the environment",
+                                         say("unresolved-import", module=module, top=top),
                                          severity=ERROR if ctx.interpreter else WARNING, line=line, target=module))
                 continue
             if alias:
@@ -125,17 +125,11 @@ class PythonChecker:
             found.extend(self._names(module, used, roots))
         if not own and not _runs_a_script(tree):
             if _declares_flags(tree):
-                found.append(Finding(self.name, "own-cli",
-                                     "the answer declares its own command-line flags instead of running the "
-                                     "repository's script with them", severity=WARNING))
+                found.append(Finding(self.name, "own-cli", say("own-cli"), severity=WARNING))
             elif not needed:
-                found.append(Finding(self.name, "no-repo-use",
-                                     "the answer never uses the repository: it imports none of its modules and "
-                                     "runs none of its scripts", severity=WARNING))
+                found.append(Finding(self.name, "no-repo-use", say("no-repo-use"), severity=WARNING))
             else:
-                found.append(Finding(self.name, "no-own-use",
-                                     "the answer uses only packages the repository depends on, none of its own "
-                                     "modules or scripts", severity=WARNING))
+                found.append(Finding(self.name, "no-own-use", say("no-own-use"), severity=WARNING))
         return found
 
     def _names(self, module: str, wanted: list[tuple[int, str]], roots: list[Path]) -> list[Finding]:
@@ -151,6 +145,6 @@ class PythonChecker:
             seen.add(name)
             near = difflib.get_close_matches(name, sorted(symbols), n=1, cutoff=0.6)
             hint = f"; did you mean {near[0]}?" if near else ""
-            out.append(Finding(self.name, "missing-symbol", f"{module} has no {name}{hint}",
+            out.append(Finding(self.name, "missing-symbol", say("missing-symbol", module=module, name=name, hint=hint),
                                severity=ERROR, line=at, target=module, suggestion=near[0] if near else ""))
         return out

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ragcode.check import Finding
 from ragcode.check.facts import script_flags
+from ragcode.check.rules import RULES
 from ragcode.chunking.scripts.table import format_flag
 
 MAX_FLAG_LINES = 40
@@ -45,7 +46,7 @@ def repair_message(findings: list[Finding], cwd: Path) -> str:
             tables.append(table)
     if not tables:  # an unknown script: show the table of the one it most likely meant
         for f in shown:
-            if f.code == "unknown-script" and f.suggestion.endswith(".py"):
+            if RULES[f.code].shows_flags and f.suggestion.endswith(".py"):
                 table = flag_table(f.suggestion, cwd)
                 if table:
                     tables.append(table)

@@ -29,19 +29,22 @@ import re
 from collections import Counter
 
 from ragcode.check import Finding, penalty
+from ragcode.check.rules import codes_with
 from ragcode.types import Candidate
 
-# findings that say a bash answer runs no program (a copied usage text, ``python README.md:3-9``)
-RUNS_NOTHING = frozenset({"no-command", "not-a-script"})
 # a greedy answer whose findings weigh this much (five unknown flags, two missing scripts) is no
 # evidence of the answer's kind either (replayed on the stored dev runs: 5 and 6 gain one task of
 # the 1.5B's and lose none; 4 also loses one, 3 gains two and loses three)
 LOST = 5.0
-# a greedy answer with one of these says nothing of the answer's kind either: it runs no program,
-# or is Python that does not parse or uses none of the repository's own modules and scripts
-# (home-made code on the packages it depends on: transformers for bert's TensorFlow scripts);
-# replayed on the stored dev runs: +3 of the 1.5B's tasks, +2 of the oracle's, none lost
-NO_KIND = RUNS_NOTHING | {"syntax-error", "no-repo-use", "no-own-use"}
+# what a greedy answer's findings say of the kind of answer meant (each rule's ``greedy`` in the
+# catalogue): a home-made argparse script means a command line; running a file that reads no
+# arguments means Python; running no program, or Python that does not parse or uses none of the
+# repository's own modules and scripts (home-made code on the packages it depends on:
+# transformers for bert's TensorFlow scripts), says nothing of the kind (replayed on the stored
+# dev runs: +3 of the 1.5B's tasks, +2 of the oracle's, none lost)
+MEANS_BASH = codes_with(greedy="bash")
+MEANS_PYTHON = codes_with(greedy="python")
+NO_KIND = codes_with(greedy="none")
 
 
 def normalise(code: str) -> str:
@@ -93,9 +96,9 @@ def rank(cands: list[Candidate], findings: list[list[Finding]], instruction: str
     votes = Counter(keys)
     greedy = min(range(len(cands)), key=lambda i: cands[i].sample_index) if cands else -1
     kind = cands[greedy].answer_type if cands else ""
-    if cands and any(f.code == "own-cli" for f in findings[greedy]):
+    if cands and any(f.code in MEANS_BASH for f in findings[greedy]):
         kind = "bash"  # a home-made argparse script: the model meant a command line
-    elif cands and any(f.code in ("library-file", "ignored-args") for f in findings[greedy]):
+    elif cands and any(f.code in MEANS_PYTHON for f in findings[greedy]):
         kind = "python"  # it runs a file that reads no arguments: the model meant to use it with its values
     elif cands and (any(f.code in NO_KIND for f in findings[greedy]) or penalty(findings[greedy]) >= LOST):
         kind = ""  # it runs nothing, does not parse, ignores the repository, or is wrong throughout: the findings decide

@@ -1,0 +1,183 @@
+"""The catalogue of the answer checks' rules: every finding code declared once.
+
+Emission (``ragcode.check.Finding`` refuses a code declared nowhere here), the weights of
+selection (``ragcode.check.penalty``) and its reading of the greedy sample
+(``ragcode.answer.select.rank``), the fixes, repair, ``ragcode check`` and the documentation's
+rule table (``ragcode.check.rules_doc``, kept equal to docs/generation.md by a test) all read it.
+To add a rule: one ``Rule`` below, the check function that emits it (``Finding(checker, code,
+say(code, ...))``) and its test cases here as data (docs/architecture.md shows an example).
+"""
+
+from __future__ import annotations
+
+from ragcode.check.rule import ERROR, WARNING, Rule, RuleCase
+
+_PY = "python"
+_FOLDERS = "models"  # the fixture repository whose task folders a `cd` can be written for
+_DEMO = "demo.py"
+
+_DECLARED = (
+    Rule("unknown-script", "bash", ERROR, 3.0, {
+        "": "{script} does not exist in {folder}{hint}",
+        "cd": "cd {folder}: there is no folder {path} in the repository",
+        "executed": "running it fails: no file {file}"},
+        "a script or folder that does not exist, naming the closest real one; weighs 2.0 instead of 3.0 when a "
+        "file of the same name exists elsewhere, a path slip autofix corrects (run from another folder, or "
+        "`python -u X.py` when only `X.sh` exists: `bash X.sh`); the closest real one is looked at for "
+        "`library-file` and `ignored-args` too",
+        (RuleCase("bash missing.sh cora", target="missing.sh"),
+         RuleCase(stderr="python: can't open file 'nothere.py': [Errno 2] No such file or directory")),
+        fix="certain", fixed_by=("certain",), moved_weight=2.0, shows_flags=True),
+    Rule("unknown-module", "bash", ERROR, 2.0, {
+        "": "python -m {module}: no such module in the repository or the environment{hint}"},
+        "`python -m X` where no module X exists; when the repository has one script file of that name it is "
+        "suggested (`python -m lm_design` -> `python examples/lm-design/lm_design.py`), a certain fix",
+        (RuleCase("python -m pkg.nothere --data cora", target="pkg.nothere"),
+         RuleCase("python -m lm_design task=fixedbb", target="lm_design")),
+        fix="certain", fixed_by=("certain",)),
+    Rule("library-file", "bash", WARNING, 1.0, {
+        "": "{target} reads no command-line arguments: running it runs only its own demo; import it in a "
+            "Python answer to use it with the task's values"},
+        "a `.py` run without arguments that reads none and only defines things plus a `__main__` demo: a module "
+        "to import; a greedy answer with it makes selection prefer Python",
+        (RuleCase("python pkg/demo.py", target="pkg/demo.py"),), greedy="python"),
+    Rule("ignored-args", "bash", WARNING, 1.0, {
+        "": "{target} reads no command-line arguments: {args}{more} never reach it; its values are set inside "
+            "it, so a Python answer that sets them would use them"},
+        "arguments handed to a script that, with the repository modules it imports, reads no command line: "
+        "`python grounding_dino_demo.py --input_image x.jpg`; selection reads it as `library-file`",
+        (RuleCase("python demo.py --image_path x.jpg", target=_DEMO),
+         RuleCase("python dem0.py --image_path x.jpg", target=_DEMO)), greedy="python"),
+    Rule("not-a-script", "bash", ERROR, 3.0, {
+        "": "{launcher} {target}: {name} is not a program; run one of the repository's scripts, or answer in "
+            "Python"},
+        "a document or data file run as a program: `python README.md:12-40` is a context passage's header "
+        "copied out, `python data/GD_new.json`; weighs as an unknown script",
+        (RuleCase("python README.md:12-40", target="README.md:12-40"),
+         RuleCase("python data/GD_new.json --out x", target="data/GD_new.json")), greedy="none"),
+    Rule("wrong-launcher", "bash", ERROR, 2.0, {
+        "": "{launcher} {target}: python cannot run a shell script; run it with bash"},
+        "a shell script run by python (`python run.sh`): a certain fix to `bash run.sh`",
+        (RuleCase("python run.sh cora", target="python run.sh"),), fix="certain", fixed_by=("certain",)),
+    Rule("unknown-flag", "bash", ERROR, 1.0, {
+        "": "{flag} is not a flag of {script}{hint}",
+        "executed": "{flags} is not accepted by the script's parser"},
+        "a flag the script's parser does not declare (`--batchsize` -> `--batch_size`, argparse's unique "
+        "prefixes accepted); one spelled with `-` for `_` or in another case is a certain fix",
+        (RuleCase("python train.py --data cora --batchsize 16", target="train.py"),
+         RuleCase(stderr="usage: train.py\ntrain.py: error: unrecognized arguments: --zzz 1")),
+        fix="certain", fixed_by=("certain",)),
+    Rule("duplicate-flag", "bash", WARNING, 0.3, {"": "{flag} is given twice to {script}"},
+         "a flag given twice (one that appends or counts may be)",
+         (RuleCase("python train.py --data cora --data cora", target="train.py"),)),
+    Rule("missing-flag-value", "bash", ERROR, 1.0, {"": "{flag} of {script} needs a value{bool_hint}"},
+         "a flag that takes a value given none; for a flag parsed as a bool (`type=bool`, `str2bool`) it "
+         "suggests `True`, a certain fix (`--noise` -> `--noise True`)",
+         (RuleCase("python train.py --data cora --lr", target="train.py"),
+          RuleCase("python flags.py --data x --noise", target="flags.py")), fix="certain", fixed_by=("certain",)),
+    Rule("bad-choice", "bash", ERROR, 1.0, {
+        "": "{flag} {value} is not one of {script}'s choices for it: {choices}",
+        "executed": "{flag}: invalid choice {value}"},
+        "a value outside the flag's `choices`",
+        (RuleCase("python train.py --data cora --model gxt", target="train.py"),
+         RuleCase("python greet.py --name gamma src.txt", target="greet.py"))),
+    Rule("bad-type", "bash", ERROR, 1.0, {
+        "": "{flag} takes {kind}; {value!r} is not one", "executed": "{flag}: invalid {kind} value {value}"},
+        "a value that is not of the flag's type (an int flag given `five`)",
+        (RuleCase("python train.py --data cora --epochs five", target="train.py"),
+         RuleCase("python absl_main.py --steps five", target="absl_main.py"))),
+    Rule("missing-required", "bash", ERROR, 1.0, {
+        "": "{script} requires {flag}", "executed": "the script requires {flags}"},
+        "a required flag left out",
+        (RuleCase("python train.py --lr 0.1", target="train.py"),
+         RuleCase(stderr="train.py: error: the following arguments are required: --data"))),
+    Rule("positional-count", "bash", ERROR, 1.0, {
+        "": "{script} takes {want} positional argument(s); the answer gives {given}{extra}"},
+        "more or fewer positional arguments than the parser (or a shell script's `$1`...) takes",
+        (RuleCase("bash two.sh cora 0.1 extra more", target="two.sh"),
+         RuleCase("python greet.py --name beta a b", target="greet.py"))),
+    Rule("no-command", "bash", ERROR, 2.0, {
+        "": "the answer runs no script of the repository (python X.py, bash X.sh, python -m pkg.module)"},
+        "a bash answer that runs none of the repository's scripts or modules (a copied usage text)",
+        (RuleCase("echo training; ls"),), greedy="none"),
+    Rule("cd-from-root", "bash", WARNING, 1.0, {
+        "": "cd {folder}: the commands start in {start}, where there is no {folder}; from there it is cd {there}"},
+        "`cd implementations/bgan` written for a shell at the repository's root while the task starts in that "
+        "folder: followed, weighs 0.5, autofix drops it; a root-relative `cd` into another folder is not followed",
+        (RuleCase("cd implementations/bgan/\npython bgan.py --data x", repo=_FOLDERS, path="implementations/bgan",
+                  target="implementations/bgan/"),), fix="certain", fixed_by=("certain",)),
+    Rule("syntax-error", "python", ERROR, 3.0, {"": "the answer does not parse: line {line}: {msg}"},
+         "Python that does not parse, located at its line",
+         (RuleCase("def f(:\n  pass\n", answer_type=_PY),), greedy="none"),
+    Rule("unresolved-import", "python", WARNING, 1.5, {
+        "": "import {module}: no module {top!r} in the repository or the environment",
+        "executed": "running it fails: no module named {module!r}"},
+        "an import found neither in the repository nor in the interpreter's packages (a warning without a "
+        "per-repository interpreter; a package the repository itself imports or says to install is the "
+        "environment's gap, no finding)",
+        (RuleCase("import nonexistent_mod_xyz\nfrom pkg.models import GCN\nm = GCN()\n", answer_type=_PY,
+                  target="nonexistent_mod_xyz"),
+         RuleCase(stderr="Traceback (most recent call last):\nModuleNotFoundError: No module named 'dgl'"))),
+    Rule("missing-symbol", "python", ERROR, 1.0, {"": "{module} has no {name}{hint}"},
+         "a name imported from, or used on, a repository module that has none (`from models import GCNN`)",
+         (RuleCase("from pkg.models import GCN, GAT\nm = GAT()\n", answer_type=_PY, target="pkg.models"),)),
+    Rule("no-repo-use", "python", WARNING, 1.5, {
+        "": "the answer never uses the repository: it imports none of its modules and runs none of its scripts"},
+        "Python that imports none of the repository's modules, none of its dependencies and runs none of its "
+        "scripts",
+        (RuleCase("import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr')\n", answer_type=_PY),),
+        greedy="none"),
+    Rule("no-own-use", "python", WARNING, 0.0, {
+        "": "the answer uses only packages the repository depends on, none of its own modules or scripts"},
+        "only packages the repository depends on, none of its own modules: a note that weighs nothing and asks "
+        "for no repair, read by selection",
+        (RuleCase("import somedep_not_installed\nsomedep_not_installed.run(3)\n", answer_type=_PY),), greedy="none"),
+    Rule("own-cli", "python", WARNING, 1.5, {
+        "": "the answer declares its own command-line flags instead of running the repository's script with them"},
+        "its own argparse flags instead of the repository's script; a greedy answer with it makes selection "
+        "prefer command lines",
+        (RuleCase("import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr')\n"
+                  "p.add_argument('--epochs')\n", answer_type=_PY),), greedy="bash"),
+    Rule("missing-value", "coverage", WARNING, 0.5, {
+        "": "the instruction names {value!r}, which the answer never mentions"},
+        "a number, quoted string or code-like word of the instruction (`cifar10`, `ViT-B-32`, `./out`) the "
+        "answer never mentions; the guessing fixes give it to its flag",
+        (RuleCase("python train.py --data cora", instruction="Train on cora for 100 epochs.", target="100"),),
+        fix="guessing", fixed_by=("expand", "switch", "fill", "fill_vars")),
+    Rule("respelled-value", "coverage", WARNING, 0.5, {
+        "": "the instruction spells it {value!r}; the answer writes {wrong!r}"},
+        "a value the answer says only up to case and separators, in a Python string or a bash argument "
+        "(`'ViT-g/14'` for ViT-g-14, `/usr/image` for ./usr/image): a certain fix writes it the user's way",
+        (RuleCase("from pkg.models import build_model\nm = build_model('ViT-g/14')\n", answer_type=_PY,
+                  instruction="Use the ViT-g-14 model", target="ViT-g/14"),),
+        fix="certain", fixed_by=("certain",)),
+    Rule("run-error", "executed", ERROR, 1.5, {"": "running it fails: {last}"},
+         "a run that fails in another way than its parser's errors (the last line of its traceback)",
+         (RuleCase(stderr="Traceback (most recent call last):\n  File \"x.py\", line 1\n"
+                          "ZeroDivisionError: division by zero\n"),)),
+)
+
+RULES: dict[str, Rule] = {r.code: r for r in _DECLARED}
+if len(RULES) != len(_DECLARED):  # pragma: no cover - a catalogue mistake
+    raise ValueError("a finding code is declared twice in ragcode.check.rules")
+
+
+class UnknownRuleError(KeyError):
+    """A finding code the catalogue does not declare (a typo would otherwise weigh silently)."""
+
+
+def rule(code: str) -> Rule:
+    try:
+        return RULES[code]
+    except KeyError:
+        raise UnknownRuleError(f"no rule {code!r} in ragcode.check.rules; declared: {', '.join(RULES)}") from None
+
+
+def say(code: str, variant: str = "", **fields: object) -> str:
+    """The message of ``code``'s finding, from its declared template."""
+    return rule(code).say(variant, **fields)
+
+
+def codes_with(**where: object) -> frozenset[str]:
+    """The codes whose rules have every attribute given: ``codes_with(greedy="none")``."""
+    return frozenset(r.code for r in _DECLARED if all(getattr(r, k) == v for k, v in where.items()))
