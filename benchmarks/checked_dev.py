@@ -79,8 +79,10 @@ def _replay(cands: list[dict], task, repos: Path) -> dict[str, tuple[str, list]]
     only when it was made for the same first answer; otherwise that stage stays as chosen."""
     from ragcode.bench.repos import repo_dir_for
     from ragcode.check import DEFAULT_CHECKS, CheckContext, Finding, check_answer, load_checkers, penalty
-    from ragcode.check.pipeline import _autofix, lost_values
-    from ragcode.check.select import rank
+    from ragcode.answer.pipeline import autofix_first
+    from ragcode.answer.repair import lost_values
+    from ragcode.answer.run import CheckedRun
+    from ragcode.answer.select import rank
     from ragcode.types import Candidate
 
     repo, _ = repo_dir_for(task, repos)
@@ -94,7 +96,7 @@ def _replay(cands: list[dict], task, repos: Path) -> dict[str, tuple[str, list]]
     first = ranked[0]
     first_fs = [Finding.from_dict(f) for f in first.metadata["check"]["findings"]]
     chosen = (first.code, first.metadata["check"]["findings"])
-    fixed, fixed_fs = _autofix(first, first_fs, ctx, checkers)
+    fixed, fixed_fs = autofix_first(first, first_fs, CheckedRun(ctx, checkers))
     after_fix = (fixed.code, [f.to_dict() for f in fixed_fs])
     final = after_fix
     stored = cands[0]["metadata"].get("check", {}).get("repair") or []

@@ -47,9 +47,11 @@ def _finding(f: dict[str, Any]) -> str:
 
 def _generation(case: dict[str, Any], repo: Path) -> dict[str, Any]:
     """The case as checked generation runs it on stored samples: check, rank, fix the first."""
+    from ragcode.answer.journal import Journal
+    from ragcode.answer.pipeline import checked_candidates
+    from ragcode.answer.repair import repair_message
+    from ragcode.answer.run import CheckedRun, Draw
     from ragcode.check import CheckContext, load_checkers
-    from ragcode.check.pipeline import Journal, checked_candidates
-    from ragcode.check.repair import repair_message
     from ragcode.config import Config
     from ragcode.generation.llm import Sampling
 
@@ -57,9 +59,10 @@ def _generation(case: dict[str, Any], repo: Path) -> dict[str, Any]:
     journal = Journal(None)
     journal.steps["samples"] = [{"text": t, "meta": {}} for t in case["candidates"]]
     ctx = CheckContext(repo, case["path"], case["instruction"])
-    checkers = load_checkers(config.generation.check, config)
-    cands = checked_candidates([], {}, None, len(case["candidates"]), Sampling(), ctx, checkers,  # type: ignore[arg-type]
-                               journal=journal, autofix=True)
+    run = CheckedRun(ctx, load_checkers(config.generation.check, config), autofix=True,
+                     fixes=tuple(config.generation.fixes))
+    job = Draw([], {}, None, len(case["candidates"]), Sampling())  # type: ignore[arg-type]  # read back, not drawn
+    cands = checked_candidates(job, run, journal)
     first = cands[0].metadata["check"]
     fixed = dict(first.get("autofix") or {})
     fixed.pop("findings_before", None)

@@ -116,7 +116,7 @@ def test_the_pipeline_records_what_was_filled_and_the_setting_turns_it_off(repo)
     record = cand.metadata["check"]["autofix"]
     assert record["filled"] == [["8", "--batch_size"]] and record["previous"].startswith("bash scripts/")
     assert record["expanded"].endswith("--batch_size 32")
-    off = load_config(overrides=["generation.n=1", "generation.fill=false"])
+    off = load_config(overrides=["generation.n=1", "generation.fixes=[certain]"])
     llm = ScriptedLLM(answers=["```bash\nbash scripts/forecast/TimesNet_SMAP.sh\n```"])
     (cand,) = generate_from_config(instruction, None, llm, off, CheckContext(repo, ".", instruction))
     assert cand.code == "bash scripts/forecast/TimesNet_SMAP.sh"

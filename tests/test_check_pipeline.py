@@ -8,10 +8,10 @@ import json
 import pytest
 from check_helpers import make_check_repo
 
+from ragcode.answer.journal import Journal
+from ragcode.answer.select import normalise, rank, words_said
 from ragcode.answering import generate_from_config
 from ragcode.check import CheckContext, Finding
-from ragcode.check.pipeline import Journal
-from ragcode.check.select import normalise, rank, words_said
 from ragcode.config import load_config
 from ragcode.generation.backends.scripted import ScriptedLLM
 from ragcode.types import Candidate, Context

@@ -6,7 +6,7 @@ from __future__ import annotations
 from check_helpers import ARGPARSE, make_check_repo
 
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
-from ragcode.check.pipeline import better, fix_answer
+from ragcode.answer.fixes import better, fix_answer
 from ragcode.check.retarget import name_words, retarget_script, scripts_named
 
 POINTS = ARGPARSE.replace('p.add_argument("--data", required=True)', 'p.add_argument("--num_points", type=int)')
@@ -66,5 +66,5 @@ def test_the_fix_step_moves_the_call_and_keeps_it_when_no_worse(tmp_path):
     new, new_fs, record = fix_answer(code, "bash", fs, ctx, checkers)
     assert new == "python test_masknet.py -b 4" and record["retargeted"] == new
     assert better(new, new_fs, code, fs, ctx.instruction)  # as clean, and names the script the task says
-    # with fill off, nothing but the certain fixes
-    assert fix_answer(code, "bash", fs, ctx, checkers, fill=False)[0] == code
+    # with the certain fixes alone, nothing moves
+    assert fix_answer(code, "bash", fs, ctx, checkers, ["certain"])[0] == code

@@ -8,7 +8,7 @@ from check_helpers import ARGPARSE, make_check_repo
 
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
 from ragcode.check.autofix import autofix
-from ragcode.check.pipeline import fix_answer
+from ragcode.answer.fixes import fix_answer
 
 BOOLS = ARGPARSE.replace('p.add_argument("--gpu", action="store_true")',
                          'p.add_argument("--noise", type=bool, default=False)\n'
@@ -101,7 +101,8 @@ def test_the_fix_step_fixes_the_slips_of_the_sibling_it_moves_to(tmp_path):
 
 
 def test_a_certain_fix_is_kept_even_when_it_shows_the_scripts_other_slips(tmp_path):
-    from ragcode.check.pipeline import _autofix
+    from ragcode.answer.pipeline import autofix_first
+    from ragcode.answer.run import CheckedRun
     from ragcode.types import Candidate
 
     repo = make_check_repo(tmp_path)
@@ -111,7 +112,7 @@ def test_a_certain_fix_is_kept_even_when_it_shows_the_scripts_other_slips(tmp_pa
     fs = check_answer(answer, "bash", ctx, checkers)
     assert [f.code for f in fs] == ["unknown-script"]  # the flags cannot be read while the path is wrong
     cand = Candidate(answer, answer, "bash", 0, {"check": {}})
-    out, out_fs = _autofix(cand, fs, ctx, checkers)
+    out, out_fs = autofix_first(cand, fs, CheckedRun(ctx, checkers))
     # the script now runs and its parser's findings weigh more than the missing script did; still kept
     assert out.code == "python evaluate.py --data x --bogus 1 --nope 2 --never 3"
     assert [f.code for f in out_fs] == ["unknown-flag"] * 3

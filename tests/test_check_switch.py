@@ -10,7 +10,7 @@ from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_check
 from ragcode.check.facts import script_flags
 from ragcode.check.fill import fill_values
 from ragcode.check.fill_vars import documented, fill_vars, unset_vars
-from ragcode.check.pipeline import fix_answer
+from ragcode.answer.fixes import fix_answer
 from ragcode.check.switch import documented_commands, fit, switch_command
 
 PREPARE = '''import argparse

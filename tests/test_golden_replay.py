@@ -35,3 +35,33 @@ def test_every_fix_fires_somewhere_in_the_replay(replayed):
     done |= {key for case in replayed.values() for row in case["check_fix"] for key, value in
              row.get("fixed", {}).items() if value and key not in ("code", "findings")}
     assert {"pairs", "expanded", "retargeted", "switched", "filled", "exported"} <= done
+
+
+def test_ragcode_check_fix_and_generation_keep_the_same_fixes(tmp_path):
+    """The keep rule is one: on every stored candidate, ``ragcode check --fix`` prints the answer
+    checked generation's autofix returns (once they disagreed: check kept a certain fix only when
+    the result weighed less)."""
+    from golden_repos import build_golden_repos
+    from golden_replay import _check_fix
+
+    from ragcode.answer.pipeline import autofix_first
+    from ragcode.answer.run import CheckedRun
+    from ragcode.check import CheckContext, check_answer, load_checkers
+    from ragcode.config import Config
+    from ragcode.generation.generate import to_candidate
+
+    repos = build_golden_repos(tmp_path)
+    config = Config()
+    checkers = load_checkers(config.generation.check, config)
+    compared = 0
+    for case in load_cases():
+        run = CheckedRun(CheckContext(repos[case["repo"]], case["path"], case["instruction"]), checkers,
+                         fixes=tuple(config.generation.fixes))
+        for text in case["candidates"]:
+            cand = to_candidate(text, 0, {"check": {}})
+            fs = check_answer(cand.code, cand.answer_type, run.ctx, checkers)
+            generated, _ = autofix_first(cand, fs, run)
+            printed = _check_fix(case, repos[case["repo"]], text).get("fixed", {}).get("code", cand.code)
+            assert printed == generated.code, (case["id"], text)
+            compared += 1
+    assert compared == sum(len(c["candidates"]) for c in load_cases())

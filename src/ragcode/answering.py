@@ -42,15 +42,17 @@ def generate_from_config(instruction: str, context: Context | None, llm: LLM, co
             _WARNED.add("no-repo")
             log.warning("generation.check is set but the repository is unknown here; answers are not checked")
         return sample_candidates(messages, meta, llm, n or gen.n, sampling)
+    from ragcode.answer.journal import Journal
+    from ragcode.answer.pipeline import checked_candidates
+    from ragcode.answer.run import CheckedRun, Draw
     from ragcode.check import load_checkers
-    from ragcode.check.pipeline import Journal, checked_candidates
 
     if gen.sample_temperature:  # sample 1 is drawn greedy; the others should differ from it
         sampling = dataclasses.replace(sampling, temperature=gen.sample_temperature)
 
-    return checked_candidates(messages, meta, llm, n or gen.n, sampling, check_ctx,
-                              load_checkers(gen.check, config), gen.select, gen.repair_rounds, Journal(journal),
-                              gen.autofix, gen.fill)
+    run = CheckedRun(check_ctx, load_checkers(gen.check, config), gen.select, gen.autofix, tuple(gen.fixes),
+                     gen.repair_rounds)
+    return checked_candidates(Draw(messages, meta, llm, n or gen.n, sampling), run, Journal(journal))
 
 
 def generate(task: str | Task, index: Any = None, n: int | None = None, config: Config | None = None,

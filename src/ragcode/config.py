@@ -1,8 +1,8 @@
 """Settings for every stage, as pydantic models.
 
 One ``Config`` is resolved from the defaults below (``configs/default.yaml`` is these defaults written out,
-a test keeps the two equal), a user YAML, and dotted overrides (``retrieval.mode=bm25``). Unknown keys are errors. ``Config.hash()`` identifies the resolved settings and is stored
-with every artifact; ``Config.section_hash(...)`` identifies the settings one stage depends on,
+a test keeps the two equal), a user YAML, and dotted overrides (``retrieval.mode=bm25``). Unknown keys are
+errors, a renamed one names its new spelling. ``Config.hash()`` identifies the resolved settings, stored with every artifact; ``Config.section_hash(...)`` identifies the settings one stage depends on,
 so caches are shared between configs that differ only downstream.
 """
 
@@ -14,9 +14,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-# parse_override, read_yaml_mapping and set_dotted are imported from here by other modules
+# diff_settings, parse_override, read_yaml_mapping and set_dotted are imported from here by other modules
+from ragcode.config_parse import as_before_fixes, parse_override, read_yaml_mapping, refuse_renamed, set_dotted
 from ragcode.config_parse import deep_merge as _deep_merge
-from ragcode.config_parse import parse_override, read_yaml_mapping, set_dotted, validation_message
+from ragcode.config_parse import diff_settings as diff_settings  # noqa: F401  (imported from here)
+from ragcode.config_parse import validation_message
 from ragcode.errors import ConfigError
 from ragcode.hashing import digest
 
@@ -244,13 +246,12 @@ class GenerationConfig(_Section):
     n: Positive = 5
     context_tokens: NonNegative = 1800
     llm: LLMConfig = Field(default_factory=LLMConfig)
-    # checked answers (ragcode.check; docs/generation.md): checker names (empty = unchecked), then with
-    # checks: order samples best first, fix certain slips (and fill in left-out values), repair rounds,
-    # and the temperature of samples 2..n (sample 1 and repairs are greedy; 0 = llm.temperature)
+    # checked answers (docs/generation.md): checker names (empty = unchecked), then: order samples best first,
+    # the fix steps by name (ragcode.answer.fixes), repair rounds, the temperature of samples 2..n (0 = llm's)
     check: list[str] = Field(default_factory=lambda: ["bash", "python", "coverage"])
     select: bool = True
     autofix: bool = True
-    fill: bool = True
+    fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "switch", "fill", "fill_vars"])
     repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0
     sample_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.7
 
@@ -331,25 +332,14 @@ class Config(_Section):
         data = {k: v for k, v in self.to_dict().items() if k not in exclude}
         if data.get("agent") == AgentConfig().model_dump(mode="json"):
             del data["agent"]
+        if "generation" in data:
+            data["generation"] = as_before_fixes(data["generation"], GenerationConfig().fixes)
         return digest(data)
 
     def section_hash(self, *sections: str) -> str:
         """Hash of the named sections only (e.g. ``"chunking"``), for stage caches."""
         data = self.to_dict()
         return digest({s: data[s] for s in sections})
-
-
-def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("index", "scale")) -> list[str]:
-    """``"dotted.key: old -> new"`` for every setting that differs between two config dicts
-    (top-level sections in ``skip`` are left out)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out: list[str] = []
-        for k in sorted(set(a) | set(b)):
-            if not prefix and k in skip:
-                continue
-            out += diff_settings(a.get(k), b.get(k), f"{prefix}{k}.", skip)
-        return out
-    return [] if a == b else [f"{prefix.rstrip('.')}: {a!r} -> {b!r}"]
 
 
 def load_config(
@@ -375,6 +365,7 @@ def load_config(
 def validate_config(data: dict[str, Any], where: str = "invalid config") -> Config:
     """``Config`` from a settings dict, or one ``ConfigError`` line naming every bad field (a
     range error with its allowed range) and a missing ``execution.scratch_dir``."""
+    refuse_renamed(data, where)
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:

@@ -130,3 +130,43 @@ def _unwrap(tp: Any) -> tuple[Any, list[Any]]:
     for item in tp.__metadata__:
         metadata += list(getattr(item, "metadata", None) or [item])
     return args[0], metadata
+
+
+# settings that no longer exist -> what to write instead
+RENAMED = {
+    ("generation", "fill"): "generation.fill was replaced by generation.fixes, the fix steps by name: "
+                            "fill: false is fixes: [certain]; fill: true is the default list "
+                            "[certain, expand, retarget, switch, fill, fill_vars]",
+}
+
+
+def refuse_renamed(data: dict[str, Any], where: str) -> None:
+    """One ``ConfigError`` line naming the new spelling of a setting that was renamed."""
+    for (section, key), instead in RENAMED.items():
+        if isinstance(data.get(section), dict) and key in data[section]:
+            raise ConfigError(f"{where}: {instead}")
+
+
+def as_before_fixes(gen: dict[str, Any], default_fixes: list[str]) -> dict[str, Any]:
+    """``generation`` as hashed before ``fixes`` replaced ``fill``: the two lists ``fill`` could
+    say are written as it said them, so settings (and the caches keyed by them) keep their hash."""
+    gen = dict(gen)
+    fixes = gen.pop("fixes")
+    if fixes in (default_fixes, ["certain"]):
+        gen["fill"] = fixes != ["certain"]
+    else:
+        gen["fixes"] = fixes
+    return gen
+
+
+def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("index", "scale")) -> list[str]:
+    """``"dotted.key: old -> new"`` for every setting that differs between two config dicts
+    (top-level sections in ``skip`` are left out)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[str] = []
+        for k in sorted(set(a) | set(b)):
+            if not prefix and k in skip:
+                continue
+            out += diff_settings(a.get(k), b.get(k), f"{prefix}{k}.", skip)
+        return out
+    return [] if a == b else [f"{prefix.rstrip('.')}: {a!r} -> {b!r}"]

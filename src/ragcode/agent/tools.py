@@ -195,15 +195,29 @@ def check_tool(env: AgentEnv, answer: str) -> Observation:
 
     parsed = _parsed(answer, "check")
     checkers = env.lazy("checkers", lambda: load_checkers(DEFAULT_CHECKS, env.config))
-    findings = check_answer(parsed.code, parsed.answer_type, env.check_context(), checkers)
+    ctx = env.check_context()
+    findings = check_answer(parsed.code, parsed.answer_type, ctx, checkers)
     score = penalty(findings)
     if not findings:
         text = f"{parsed.answer_type} answer: the checks found nothing wrong"
     else:
         text = "\n".join([f"{parsed.answer_type} answer: {len(findings)} finding(s)"]
                          + [f"- {f.severity}: {f.message}" for f in findings])
+        text += _fixed_note(parsed.code, parsed.answer_type, findings, ctx, checkers, env)
     return Observation(cut(text, env.limit), proposed={"answer": answer, "penalty": score,
                                                          "findings": len(findings), "tool": "check"})
+
+
+def _fixed_note(code: str, answer_type: str, findings: list[Any], ctx: Any, checkers: list[Any],
+                env: AgentEnv) -> str:
+    """The answer as checked generation's fixes (``generation.fixes``) would return it, when the
+    keep rule they share keeps it (``ragcode.answer.fixes.fix_and_keep``); else ``""``."""
+    from ragcode.answer.fixes import fix_and_keep
+
+    fixed = fix_and_keep(code, answer_type, findings, ctx, checkers, env.config.generation.fixes)
+    if fixed is None:
+        return ""
+    return (f"\nThe automatic fixes would make it ({len(fixed.findings)} finding(s) left):\n{fixed.code}")
 
 
 def run_tool(env: AgentEnv, answer: str) -> Observation:

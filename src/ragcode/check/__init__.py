@@ -6,7 +6,8 @@ located ``Finding``s: a script that does not exist, a flag its parser does not d
 closest real one), a value outside ``choices``, an import that resolves nowhere, a value the
 instruction names that the answer never mentions... Checkers are chosen by name
 (``generation.check``), and their findings drive selection among samples and repair rounds
-(``ragcode.check.select``, ``ragcode.check.repair``).
+(``ragcode.answer.select``, ``ragcode.answer.repair``). Every finding code is a rule of the
+catalogue ``ragcode.check.rules``.
 
 Only the instruction of a task is ever read: never its arguments, reference output or oracle.
 """

@@ -18,7 +18,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ragcode.check import ERROR, WARNING, Finding, say
+from ragcode.check import WARNING, Finding, say
 from ragcode.chunking.scripts.flags import Flag
 
 _NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "count", "help", "version",

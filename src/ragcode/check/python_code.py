@@ -13,7 +13,7 @@
   with or without ``torch``) is ``own-cli`` instead; one that imports only packages the
   repository depends on (``transformers`` and ``tensorflow`` for bert's TensorFlow scripts) is
   ``no-own-use``, a note that weighs nothing but tells selection the greedy answer's kind is no
-  evidence (``ragcode.check.select``). A missing
+  evidence (``ragcode.answer.select``). A missing
   package the repository depends on is not the answer's fault (the environment lacks it), so it
   is no finding.
 """

@@ -9,7 +9,7 @@ every word of the called script's name but says every word of a sibling's (``tes
 ``masknet``, as words, ``testing`` counting for ``test``; one of them more than a word every task
 says, like ``model`` or ``main``) and the sibling has a command line of its own, the call is
 moved to that sibling; among several, to the one keeping most of the called script's words; a
-tie moves nothing. The answer's flags stay as they are; ``check.pipeline.fix_answer`` keeps the
+tie moves nothing. The answer's flags stay as they are; ``ragcode.answer.fixes.fix_answer`` keeps the
 move only when the sibling's parser finds no more wrong than the old script's did.
 """
 

@@ -11,7 +11,7 @@ fills the instruction's values in (``check.fill``, ``check.fill_vars``). The sib
 take the instruction's numbers best (``fit``: each number to the flag its words name best, one
 number per flag), better than the answer's own script does and than any other sibling, replaces
 the answer when its built command leaves at least two fewer values missing;
-``check.pipeline.fix_answer`` keeps it only when its findings weigh less. Only the instruction and
+``ragcode.answer.fixes.fix_answer`` keeps it only when its findings weigh less. Only the instruction and
 the repository are read.
 """
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from ragcode.cli import common
+
+if TYPE_CHECKING:
+    from ragcode.check import Finding
 
 
 def check_command(
@@ -21,8 +24,8 @@ def check_command(
     checks: Optional[list[str]] = typer.Option(None, "--check", help="Checker names (default bash, python, coverage)."),
     config: Optional[Path] = common.ConfigOption,
     set_: Optional[list[str]] = common.SetOption,
-    fix: bool = typer.Option(False, "--fix", help="Also print the answer with its certain slips corrected and "
-                             "the instruction's left-out values filled in (as checked generation does)."),
+    fix: bool = typer.Option(False, "--fix", help="Also print the answer through the fixes generation.fixes names, "
+                             "kept by the rule checked generation keeps them by."),
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
 ) -> None:
     """Check an answer against a repository: scripts, flags, choices, types, imports, symbols, values."""
@@ -48,15 +51,15 @@ def check_command(
     checkers = load_checkers(names, cfg)
     findings = check_answer(parsed.code, parsed.answer_type, ctx, checkers)
     out: dict = {"answer_type": parsed.answer_type, "penalty": penalty(findings),
-                 "findings": [f.to_dict() for f in findings]}
+                 "findings": [_described(f) for f in findings]}
     if fix:
-        from ragcode.check.pipeline import better, fix_answer
+        from ragcode.answer.fixes import fix_and_keep
 
-        code, fixed_fs, record = fix_answer(parsed.code, parsed.answer_type, findings, ctx, checkers)
-        if code != parsed.code and better(code, fixed_fs, parsed.code, findings, instruction):  # as autofix keeps it
-            findings = fixed_fs
-            out["fixed"] = {"code": code, **record, "penalty": penalty(fixed_fs),
-                            "findings": [f.to_dict() for f in fixed_fs]}
+        fixed = fix_and_keep(parsed.code, parsed.answer_type, findings, ctx, checkers, cfg.generation.fixes)
+        if fixed is not None:  # the keep rule checked generation applies
+            findings = fixed.findings
+            out["fixed"] = {"code": fixed.code, **fixed.record, "penalty": penalty(fixed.findings),
+                            "findings": [_described(f) for f in fixed.findings]}
     if as_json:
         typer.echo(json.dumps(out, indent=1))
     else:
@@ -69,6 +72,13 @@ def check_command(
             common.console.print(out["fixed"]["code"], highlight=False, markup=False)
             print_findings(out["fixed"]["findings"])
     raise typer.Exit(1 if any(f.severity == "error" for f in findings) else 0)
+
+
+def _described(f: Finding) -> dict:
+    """A finding as printed: its fields, with its weight and fix kind from the rule catalogue."""
+    from ragcode.check.rules import RULES
+
+    return {**f.to_dict(), "weight": f.weight, "fix": RULES[f.code].fix}
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,201 @@
+"""The fixes: named, registered steps that correct an answer after its checks, and the one rule
+that says whether a fixed answer is kept.
+
+``generation.fixes`` names the steps, in order (default: ``DEFAULT_FIXES``):
+
+- ``certain``: the certain slips of ``ragcode.check.autofix`` (each rule with ``fix="certain"``
+  in ``ragcode.check.rules``), applied until none is left (a fixed script path can show its
+  flags' slips);
+- the guessing steps, for bash answers, tried together on a copy and kept only when the result is
+  ``better`` than the certain fixes alone: ``expand`` (open an argument-less wrapper script,
+  ``ragcode.check.expand``), ``retarget`` (move to the sibling script the instruction names,
+  ``ragcode.check.retarget``), ``switch`` (the documented sibling command that takes the
+  instruction's values, ``ragcode.check.switch``), ``fill`` (the instruction's left-out values
+  to their flags, ``ragcode.check.fill``), ``fill_vars`` (the variables the documents export,
+  ``ragcode.check.fill_vars``).
+
+``keep_fixed`` is the keep rule that checked generation, ``ragcode check --fix`` and the agent's
+``check`` tool all apply: a fixed answer is kept when a certain fix was made (a script reached by
+its real path may show flag slips the missing one hid: the answer is still closer to running) or
+when it is ``better``. A new step is a function ``step(trial: Trial) -> None`` registered in
+``FIXES`` under its name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragcode.check import CheckContext, Checker, Finding, check_answer, penalty
+from ragcode.check.fill import names_said, proper_names
+from ragcode.registry import Registry
+
+DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "fill", "fill_vars")
+GUESSING = ("expand", "retarget", "switch", "fill", "fill_vars")
+
+
+@dataclass
+class Trial:
+    """An answer on its way through the guessing steps: its code and findings now, whether the
+    instruction's values have a gap (a missing value, a capitalised name not said), whether a
+    sibling was proposed, and what each step did (``record``)."""
+
+    code: str
+    findings: list[Finding]
+    ctx: CheckContext
+    checkers: list[Checker]
+    answer_type: str = "bash"
+    gaps: bool = False
+    moved: bool = False
+    record: dict[str, Any] = field(default_factory=dict)
+
+    def check(self, code: str) -> list[Finding]:
+        return check_answer(code, self.answer_type, self.ctx, self.checkers)
+
+    def take(self, code: str, findings: list[Finding] | None = None) -> None:
+        self.code, self.findings = code, self.check(code) if findings is None else findings
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """What the fixes made of an answer: the code, its findings, and the record of what was done
+    (``pairs``: the certain fixes; ``expanded``, ``retargeted``, ``switched``, ``filled``,
+    ``exported``: the guessing steps kept)."""
+
+    code: str
+    findings: list[Finding]
+    record: dict[str, Any]
+
+
+def certain_fixes(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext,
+                  checkers: list[Checker]) -> tuple[str, list[Finding], list[list[str]]]:
+    """``code`` with ``ragcode.check.autofix``'s certain corrections applied until none is left
+    (a fixed script path can reveal its flags' slips), its findings, and the pairs used."""
+    from ragcode.check.autofix import autofix as fix
+
+    pairs: list[list[str]] = []
+    for _ in range(3):
+        code, more = fix(code, fs)
+        if not more:
+            break
+        pairs += [list(p) for p in more]
+        fs = check_answer(code, answer_type, ctx, checkers)
+    return code, fs, pairs
+
+
+def expand_step(trial: Trial) -> None:
+    from ragcode.check.expand import expand_wrappers
+
+    inner = expand_wrappers(trial.code, trial.ctx) if trial.gaps else None
+    if inner is not None:
+        trial.record["expanded"] = inner
+        trial.take(inner)
+
+
+def retarget_step(trial: Trial) -> None:
+    from ragcode.check.retarget import retarget_script
+
+    moved = retarget_script(trial.code, trial.ctx)
+    if moved is None:
+        return
+    trial.moved = True
+    # the sibling's parser can show slips of its own
+    moved, moved_fs, _ = certain_fixes(moved, trial.answer_type, trial.check(moved), trial.ctx, trial.checkers)
+    if penalty(moved_fs) <= penalty(trial.findings):
+        trial.record["retargeted"] = moved
+        trial.take(moved, moved_fs)
+
+
+def switch_step(trial: Trial) -> None:
+    from ragcode.check.switch import switch_command
+
+    switched = switch_command(trial.code, trial.ctx, trial.checkers) if trial.gaps and not trial.moved else None
+    if switched is not None:
+        switched_fs = trial.check(switched)
+        if penalty(switched_fs) < penalty(trial.findings):
+            trial.record["switched"] = switched
+            trial.take(switched, switched_fs)
+
+
+def fill_step(trial: Trial) -> None:
+    from ragcode.check.fill import fill_values
+
+    if trial.gaps or trial.moved:
+        code, filled = fill_values(trial.code, trial.findings, trial.ctx)
+        if filled:
+            trial.record["filled"] = [list(p) for p in filled]
+            trial.take(code)
+
+
+def fill_vars_step(trial: Trial) -> None:
+    from ragcode.check.fill_vars import fill_vars
+
+    if trial.gaps or trial.moved:
+        code, exported = fill_vars(trial.code, trial.findings, trial.ctx)
+        if exported:
+            trial.record["exported"] = [list(p) for p in exported]
+            trial.take(code)
+
+
+FIXES = Registry("fix", {
+    "certain": "ragcode.answer.fixes:certain_fixes",  # always first, before the guessing steps
+    "expand": "ragcode.answer.fixes:expand_step",
+    "retarget": "ragcode.answer.fixes:retarget_step",
+    "switch": "ragcode.answer.fixes:switch_step",
+    "fill": "ragcode.answer.fixes:fill_step",
+    "fill_vars": "ragcode.answer.fixes:fill_vars_step",
+})
+
+
+def has_gaps(code: str, fs: list[Finding], instruction: str) -> bool:
+    """A value of the instruction is missing, or a capitalised name of it (``Informer``) unsaid."""
+    return (any(f.code == "missing-value" for f in fs)
+            or names_said(code, instruction) < len(proper_names(instruction)))
+
+
+def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],
+               fixes: tuple[str, ...] | list[str] = DEFAULT_FIXES) -> tuple[str, list[Finding], dict[str, Any]]:
+    """``code`` through the ``fixes`` named: the certain ones first, then the guessing steps in
+    their order, kept only when ``better``. The new code, its findings, and what was done."""
+    named = {name: FIXES.get(name) for name in fixes}  # an unknown name: one line with the known ones
+    pairs: list[list[str]] = []
+    if "certain" in named:
+        code, fs, pairs = certain_fixes(code, answer_type, fs, ctx, checkers)
+    record: dict[str, Any] = {"pairs": pairs}
+    steps = [step for name, step in named.items() if name != "certain"]
+    if steps and answer_type == "bash":
+        trial = Trial(code, fs, ctx, checkers, answer_type, gaps=has_gaps(code, fs, ctx.instruction))
+        for step in steps:
+            step(trial)
+        if trial.record and better(trial.code, trial.findings, code, fs, ctx.instruction):
+            code, fs = trial.code, trial.findings
+            record.update(trial.record)
+    return code, fs, record
+
+
+def better(code: str, fs: list[Finding], old: str, old_fs: list[Finding], instruction: str) -> bool:
+    """Findings that weigh less, or as much while naming more of the instruction's capitalised
+    names (``Informer``, which the coverage check does not count as a value), then more of the
+    scripts it names."""
+    if penalty(fs) != penalty(old_fs):
+        return penalty(fs) < penalty(old_fs)
+    from ragcode.check.retarget import scripts_named
+
+    said, said_old = names_said(code, instruction), names_said(old, instruction)
+    if said != said_old:
+        return said > said_old
+    return scripts_named(code, instruction) > scripts_named(old, instruction)
+
+
+def keep_fixed(old: str, old_fs: list[Finding], fixed: Fixed, instruction: str) -> bool:
+    """The one keep rule: the fixed answer differs and a certain fix was made or it is ``better``."""
+    if fixed.code == old:
+        return False
+    return bool(fixed.record.get("pairs")) or better(fixed.code, fixed.findings, old, old_fs, instruction)
+
+
+def fix_and_keep(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],
+                 fixes: tuple[str, ...] | list[str] = DEFAULT_FIXES) -> Fixed | None:
+    """The fixed answer when ``keep_fixed`` keeps it, else None (the answer stands as it is)."""
+    fixed = Fixed(*fix_answer(code, answer_type, fs, ctx, checkers, fixes))
+    return fixed if keep_fixed(code, fs, fixed, ctx.instruction) else None

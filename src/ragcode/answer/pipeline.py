@@ -1,0 +1,70 @@
+"""Checked generation: sample, check every answer, choose the best first, fix it, repair it.
+
+``checked_candidates`` draws ``n`` answers to one prompt (sample 1 greedy, the rest at the
+configured temperature, so choosing can only add to the greedy answer), checks each with the
+configured checkers, orders them best first (``ragcode.answer.select``), passes the first one
+through the fixes ``generation.fixes`` names (``ragcode.answer.fixes``: the certain slips, then
+the guessing steps, kept by the one keep rule), then gives it up to ``repair_rounds`` rounds
+(``ragcode.answer.repair``). Every candidate's metadata carries its findings (``check``); the
+first also what its fixes did (``autofix``) and the repair rounds. A ``Journal`` makes a task
+resumable mid-way: finished steps are read back, not generated again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from ragcode.answer.fixes import fix_and_keep
+from ragcode.answer.journal import Journal
+from ragcode.answer.repair import repair_first
+from ragcode.answer.run import CheckedRun, Draw
+from ragcode.answer.select import annotate, rank, reannotate
+from ragcode.check import Finding, check_answer
+from ragcode.generation.generate import sample_candidates, to_candidate
+from ragcode.types import Candidate
+
+
+def draw(job: Draw, journal: Journal) -> list[Candidate]:
+    """The samples: read back from the journal, or drawn (sample 1 greedy) and journalled."""
+    done = journal.get("samples")
+    if done is not None:
+        return [to_candidate(d["text"], i, dict(job.meta, **d["meta"])) for i, d in enumerate(done)]
+    greedy = dataclasses.replace(job.sampling, temperature=0.0)
+    cands = sample_candidates(job.messages, job.meta, job.llm, 1, greedy)
+    if job.n > 1:
+        rest = sample_candidates(job.messages, job.meta, job.llm, job.n - 1,
+                                 dataclasses.replace(job.sampling, seed=job.sampling.seed + 1))
+        cands += [dataclasses.replace(c, sample_index=i + 1) for i, c in enumerate(rest)]
+    keep = ("sampling", "seconds", "tokens_per_s", "seed", "answer_tokens")
+    journal.put("samples", [{"text": c.text, "meta": {k: c.metadata.get(k) for k in keep}} for c in cands])
+    return cands
+
+
+def checked_candidates(job: Draw, run: CheckedRun, journal: Journal | None = None) -> list[Candidate]:
+    journal = journal or Journal(None)
+    started = time.perf_counter()
+    cands = draw(job, journal)
+    findings = [check_answer(c.code, c.answer_type, run.ctx, run.checkers) for c in cands]
+    if run.select:
+        cands = rank(cands, findings, run.ctx.instruction)
+        findings = [[Finding.from_dict(f) for f in c.metadata["check"]["findings"]] for c in cands]
+    else:
+        cands = [annotate(c, fs) for c, fs in zip(cands, findings)]
+    if run.autofix and cands:
+        cands[0], findings[0] = autofix_first(cands[0], findings[0], run)
+    if run.repair_rounds and cands:
+        cands[0] = repair_first(cands[0], findings[0], job, run, journal)
+    cands[0].metadata["check"]["seconds"] = round(time.perf_counter() - started, 3)
+    return cands
+
+
+def autofix_first(cand: Candidate, fs: list[Finding], run: CheckedRun) -> tuple[Candidate, list[Finding]]:
+    """The first answer through the fixes, kept by ``ragcode.answer.fixes.keep_fixed``."""
+    fixed = fix_and_keep(cand.code, cand.answer_type, fs, run.ctx, run.checkers, run.fixes)
+    if fixed is None:
+        return cand, fs
+    out = reannotate(dataclasses.replace(cand, code=fixed.code), fixed.findings, cand)
+    out.metadata["check"]["autofix"] = {"previous": cand.code, **fixed.record,
+                                        "findings_before": [f.to_dict() for f in fs]}
+    return out, fixed.findings
