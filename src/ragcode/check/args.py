@@ -172,25 +172,13 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
         if flag is None:
             if name in ("-h", "--help"):
                 continue
-            near = closest(name, spellings)
-            hint = f"; did you mean {near}?" if near else f"; its flags are {', '.join(spellings[:12])}" + (
-                " ..." if len(spellings) > 12 else "")
-            found.append(Finding("bash", "unknown-flag", say("unknown-flag", flag=name, script=script, hint=hint),
-                                 target=script, suggestion=near))
+            found.append(_unknown_flag(name, spellings, script))
             if not eq and i < len(args) and not args[i].startswith("-"):
                 i += 1  # its value, most likely
             continue
         value: str | None = inline if eq else None
         if value is None and takes_value(flag):
-            if _multi(flag):
-                taken = []
-                while i < len(args) and (not args[i].startswith("-") or _NUMBER.match(args[i])):
-                    taken.append(args[i])
-                    i += 1
-                value = ",".join(taken) if taken else None
-            elif i < len(args) and (not args[i].startswith("-") or _NUMBER.match(args[i])):
-                value = args[i]
-                i += 1
+            value, i = _take_value(args, i, flag)
             if value is None and flag.nargs not in ("?", "*"):
                 boolish = "bool" in str(flag.type or "").lower()  # type=bool, str2bool: a bare switch errors
                 found.append(Finding("bash", "missing-flag-value", say(
@@ -204,6 +192,37 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
         found.extend(_value_findings(_Parsed(flag, name, value), script))
     if has_subcommands:
         return found  # required flags and positionals depend on the sub-command: not judged
+    return found + _left_out(flags, seen, positionals, script)
+
+
+def _unknown_flag(name: str, spellings: list[str], script: str) -> Finding:
+    near = closest(name, spellings)
+    hint = f"; did you mean {near}?" if near else f"; its flags are {', '.join(spellings[:12])}" + (
+        " ..." if len(spellings) > 12 else "")
+    return Finding("bash", "unknown-flag", say("unknown-flag", flag=name, script=script, hint=hint),
+                   target=script, suggestion=near)
+
+
+def _take_value(args: list[str], i: int, flag: Flag) -> tuple[str | None, int]:
+    """The value ``flag`` takes from ``args[i:]`` (several, comma-joined, for a list flag; a
+    negative number is a value, not a flag), and where the next word starts."""
+    def is_value(word: str) -> bool:
+        return not word.startswith("-") or bool(_NUMBER.match(word))
+
+    if _multi(flag):
+        taken = []
+        while i < len(args) and is_value(args[i]):
+            taken.append(args[i])
+            i += 1
+        return (",".join(taken) if taken else None), i
+    if i < len(args) and is_value(args[i]):
+        return args[i], i + 1
+    return None, i
+
+
+def _left_out(flags: list[Flag], seen: dict[int, str], positionals: list[str], script: str) -> list[Finding]:
+    """Required flags never given, and a count of positionals the parser does not take."""
+    found: list[Finding] = []
     for f in flags:
         if f.required is True and not f.positional and id(f) not in seen:
             found.append(Finding("bash", "missing-required", say("missing-required", script=script, flag=f.name), target=script))
