@@ -83,6 +83,6 @@ def generate(task: str | Task, index: Any = None, n: int | None = None, config: 
             from ragcode.check import CheckContext
 
             workdir = task.path if isinstance(task, Task) and task.path else path
-            check_ctx = CheckContext(Path(repo), workdir, instruction, config.execution.python)
+            check_ctx = CheckContext.for_repo(repo, workdir, instruction, config)
     llm = llm or load_llm(config)
     return generate_from_config(instruction, context, llm, config, check_ctx, n=n)

@@ -66,9 +66,7 @@ class AgentEnv:
     def check_context(self) -> Any:
         from ragcode.check import CheckContext
 
-        ex = self.config.execution
-        return CheckContext(self.repo_dir, self.workdir or ".", self.instruction,
-                            ex.envs.get(self.repo_name) or ex.python, {"repo_name": self.repo_name})
+        return CheckContext.for_repo(self.repo_dir, self.workdir, self.instruction, self.config, self.repo_name)
 
     def lazy(self, name: str, make: Any) -> Any:
         if name not in self._cache:

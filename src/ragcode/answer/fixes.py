@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragcode.check import CheckContext, Checker, Finding, check_answer, penalty
-from ragcode.check.fill import names_said, proper_names
+from ragcode.check.fill import names_said
+from ragcode.check.instruction import read_instruction
 from ragcode.registry import Registry
 
 DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "fill", "fill_vars")
@@ -150,7 +151,7 @@ FIXES = Registry("fix", {
 def has_gaps(code: str, fs: list[Finding], instruction: str) -> bool:
     """A value of the instruction is missing, or a capitalised name of it (``Informer``) unsaid."""
     return (any(f.code == "missing-value" for f in fs)
-            or names_said(code, instruction) < len(proper_names(instruction)))
+            or names_said(code, instruction) < len(read_instruction(instruction).names))
 
 
 def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext, checkers: list[Checker],

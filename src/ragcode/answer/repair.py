@@ -23,6 +23,7 @@ from ragcode.answer.select import reannotate
 from ragcode.check import Finding, check_answer, penalty
 from ragcode.check.facts import script_flags
 from ragcode.check.rules import RULES
+from ragcode.check.words import stopwords
 from ragcode.chunking.scripts.table import format_flag
 from ragcode.generation.generate import to_candidate
 from ragcode.generation.llm import LLM, Sampling
@@ -80,11 +81,11 @@ def lost_values(old: str, new: str, instruction: str) -> list[str]:
     def used(code: str) -> set[str]:
         return {w.lower() for w in re.findall(r"[\w][\w.\-/]*", code)}
 
-    return sorted((used(old) & words) - used(new) - _COMMON)
+    return sorted((used(old) & words) - used(new) - stopwords() - _COMMAND_WORDS)
 
 
-_COMMON = {"python", "python3", "bash", "the", "and", "to", "of", "in", "on", "for", "with", "a", "an", "is",
-           "py", "sh", "cd", "model", "train", "data", "run", "use", "i", "it", "my"}
+# words of every command and task, whose loss is no lost value
+_COMMAND_WORDS = {"python", "python3", "bash", "py", "sh", "cd", "model", "train", "data", "run"}
 
 
 def repair_first(best: Candidate, fs: list[Finding], job: Draw, run: CheckedRun, journal: Journal) -> Candidate:

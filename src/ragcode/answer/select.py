@@ -24,11 +24,11 @@ and original index under ``check``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from collections import Counter
 
 from ragcode.check import Finding, penalty
+from ragcode.check.instruction import read_instruction
 from ragcode.check.rules import codes_with
 from ragcode.types import Candidate
 
@@ -69,24 +69,11 @@ def reannotate(cand: Candidate, findings: list[Finding], like: Candidate) -> Can
     return annotate(cand, findings, **kept)
 
 
-@functools.lru_cache(maxsize=256)
-def content_words(instruction: str) -> frozenset[str]:
-    """The instruction's words of four letters or more that are neither stopwords nor words every
-    task says (computed once per instruction: ``rank`` asks for every sample)."""
-    from bm25s.stopwords import STOPWORDS_EN_PLUS  # a core dependency, already loaded by retrieval
-
-    return frozenset(re.findall(r"[a-z]{4,}", instruction.lower())) - frozenset(STOPWORDS_EN_PLUS) - _TASK_WORDS
-
-
 def words_said(code: str, instruction: str) -> int:
     """How many of the instruction's content words the answer mentions: ``cartoon``, ``caption``,
     ``masknet``."""
     low = code.lower()
-    return sum(w in low for w in content_words(instruction))
-
-
-_TASK_WORDS = frozenset("""task code script write model data image images would could should please help need want
-like using into your about there their which these those what when where will shall also""".split())
+    return sum(w in low for w in read_instruction(instruction).content_words)
 
 
 def rank(cands: list[Candidate], findings: list[list[Finding]], instruction: str = "") -> list[Candidate]:

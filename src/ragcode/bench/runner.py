@@ -92,8 +92,7 @@ def default_generate_fn(config: Config, llm: Any = None, repos_dir: str | Path |
             from ragcode.check import CheckContext
 
             repo_dir, folder = repo_dir_for(task, Path(repos_dir))
-            interp = config.execution.envs.get(folder) or config.execution.python
-            check_ctx = CheckContext(repo_dir, task.path or ".", task.instruction, interp, {"repo_name": folder})
+            check_ctx = CheckContext.for_repo(repo_dir, task.path or ".", task.instruction, config, folder)
             if rounds_dir is not None:
                 journal = rounds_dir / (hashlib.sha256(task.key.encode()).hexdigest()[:16] + ".jsonl")
         return generate_from_config(task.instruction, context, model, config, check_ctx, journal)

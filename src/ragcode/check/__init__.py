@@ -79,6 +79,16 @@ class CheckContext:
     interpreter: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def for_repo(cls, repo_dir: str | Path, workdir: str = ".", instruction: str = "", config: Any = None,
+                 repo_name: str = "") -> CheckContext:
+        """The one way to build a context from settings: the interpreter is the repository's own
+        (``execution.envs[repo_name]``; the name defaults to the folder's) or ``execution.python``."""
+        name = repo_name or Path(repo_dir).name
+        ex = getattr(config, "execution", None)
+        interpreter = (ex.envs.get(name) or ex.python) if ex is not None else ""
+        return cls(Path(repo_dir), workdir or ".", instruction, interpreter, {"repo_name": name})
+
     @property
     def task_dir(self) -> Path:
         rel = (self.workdir or ".").lstrip("/") or "."

@@ -15,15 +15,14 @@ Hand-written because no parser library reads a *declared* table without importin
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 
 from ragcode.check import WARNING, Finding, say
+from ragcode.check.words import INT, is_float, looks_negative
 from ragcode.chunking.scripts.flags import Flag
 
 _NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "count", "help", "version",
                      "append_const", "BooleanOptionalAction"}
-_NUMBER = re.compile(r"^-\d|^-\.\d")
 _INT_TYPES = {"int"}
 _FLOAT_TYPES = {"float"}
 
@@ -103,11 +102,11 @@ def _value_findings(p: _Parsed, script: str) -> list[Finding]:
             return out
     t = str(f.type or "")
     for x in values:
-        if t in _INT_TYPES and not re.fullmatch(r"[-+]?\d+", x):
+        if t in _INT_TYPES and not INT.fullmatch(x):
             out.append(Finding("bash", "bad-type", say("bad-type", flag=p.spelled, kind="an int", value=x),
                                target=script))
             break
-        if t in _FLOAT_TYPES and not re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|[-+]?(inf|nan)", x):
+        if t in _FLOAT_TYPES and not is_float(x):
             out.append(Finding("bash", "bad-type", say("bad-type", flag=p.spelled, kind="a float", value=x),
                                target=script))
             break
@@ -160,7 +159,7 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
         if word == "--":
             positionals.extend(args[i:])
             break
-        if not word.startswith("-") or word == "-" or _NUMBER.match(word) or _expansion(word.split("=", 1)[0]):
+        if not word.startswith("-") or word == "-" or looks_negative(word) or _expansion(word.split("=", 1)[0]):
             positionals.append(word)
             continue
         name, eq, inline = word.partition("=")
@@ -207,7 +206,7 @@ def _take_value(args: list[str], i: int, flag: Flag) -> tuple[str | None, int]:
     """The value ``flag`` takes from ``args[i:]`` (several, comma-joined, for a list flag; a
     negative number is a value, not a flag), and where the next word starts."""
     def is_value(word: str) -> bool:
-        return not word.startswith("-") or bool(_NUMBER.match(word))
+        return not word.startswith("-") or looks_negative(word)
 
     if _multi(flag):
         taken = []

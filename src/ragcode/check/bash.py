@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragcode.check import WARNING, CheckContext, Finding, say
+from ragcode.check.answer import read_answer
 from ragcode.check.args import match_args
 from ragcode.check.facts import module_file, read_text, script_flags, scripts_near
 from ragcode.chunking.scripts.flags import Flag
-from ragcode.shell import PYTHON, ScriptCall, logical_lines, parse_command, split_commands, split_prefix
+from ragcode.shell import PYTHON, ScriptCall
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -85,26 +86,19 @@ def walk(code: str, ctx: CheckContext) -> Iterator[Step]:
     """The commands of ``code`` in order, ``cd`` moving the folder the next ones run in."""
     repo = Path(ctx.repo_dir).resolve()
     cwd = ctx.task_dir
-    lines = logical_lines(code)
-    total = code.count("\n")
-    for k, (first, line) in enumerate(lines):
-        end = lines[k + 1][0] - 1 if k + 1 < len(lines) else total
-        commands = split_commands(line)
-        for j, words in enumerate(commands):
-            _, rest = split_prefix(words)
-            last = j == len(commands) - 1
-            if rest and rest[0] == "cd":
-                yield Step(None, rest, cwd, first, end, last)
-                dest = _cd_dest(rest[1:], cwd)
-                if dest is not None and not dest.is_dir():
-                    dest = _from_root(rest[1:], repo, ctx.task_dir) or dest
-                cwd = dest if dest is not None and dest.is_dir() and _inside(dest, repo) else cwd
-                continue
-            call = parse_command(words)
-            if call is not None:
-                path = _runs(call, cwd, repo)
-                flags = script_flags(path) if path is not None and path.is_file() else None
-                yield Step(call, words, cwd, first, end, last, path, flags)
+    for cmd in read_answer(code, "bash").commands:
+        rest = list(cmd.rest)
+        if rest and rest[0] == "cd":
+            yield Step(None, rest, cwd, cmd.first_line, cmd.end_line, cmd.last)
+            dest = _cd_dest(rest[1:], cwd)
+            if dest is not None and not dest.is_dir():
+                dest = _from_root(rest[1:], repo, ctx.task_dir) or dest
+            cwd = dest if dest is not None and dest.is_dir() and _inside(dest, repo) else cwd
+            continue
+        if cmd.call is not None:
+            path = _runs(cmd.call, cwd, repo)
+            flags = script_flags(path) if path is not None and path.is_file() else None
+            yield Step(cmd.call, list(cmd.words), cwd, cmd.first_line, cmd.end_line, cmd.last, path, flags)
 
 
 def resolved_calls(code: str, ctx: CheckContext) -> list[Step]:
@@ -229,20 +223,18 @@ def _launcher_slips(code: str) -> list[Finding]:
     ``python README.md:12-40``, ``python data/x.json``: what is run is no program at all
     (``not-a-script``)."""
     out = []
-    for first, line in logical_lines(code):
-        for words in split_commands(line):
-            rest = split_prefix(words)[1]
-            if len(rest) < 2 or "$" in rest[1] or not (PYTHON.match(rest[0]) or rest[0] in ("bash", "sh")):
-                continue
-            launcher, target = rest[0], rest[1]
-            if PYTHON.match(launcher) and target.endswith(".sh"):
-                out.append(Finding("bash", "wrong-launcher", say("wrong-launcher", launcher=launcher, target=target),
-                                   line=first + 1, target=f"{launcher} {target}",
-                                   suggestion=f"bash {target}"))
-            elif _CITED.search(target) or Path(target).suffix.lower() in _NOT_CODE:
-                out.append(Finding("bash", "not-a-script", say("not-a-script", launcher=launcher, target=target,
-                                                                   name=Path(_CITED.sub('', target)).name),
-                                   line=first + 1, target=target))
+    for cmd in read_answer(code, "bash").commands:
+        rest = cmd.rest
+        if len(rest) < 2 or "$" in rest[1] or not (PYTHON.match(rest[0]) or rest[0] in ("bash", "sh")):
+            continue
+        launcher, target = rest[0], rest[1]
+        if PYTHON.match(launcher) and target.endswith(".sh"):
+            out.append(Finding("bash", "wrong-launcher", say("wrong-launcher", launcher=launcher, target=target),
+                               line=cmd.first_line + 1, target=f"{launcher} {target}", suggestion=f"bash {target}"))
+        elif _CITED.search(target) or Path(target).suffix.lower() in _NOT_CODE:
+            out.append(Finding("bash", "not-a-script", say("not-a-script", launcher=launcher, target=target,
+                                                               name=Path(_CITED.sub('', target)).name),
+                               line=cmd.first_line + 1, target=target))
     return out
 
 

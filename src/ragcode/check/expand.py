@@ -22,7 +22,8 @@ from pathlib import Path
 
 from ragcode.check import CheckContext
 from ragcode.check.bash import Step, walk
-from ragcode.check.coverage import instruction_values
+from ragcode.check.instruction import read_instruction
+from ragcode.check.words import stopwords
 from ragcode.check.facts import read_text, scripts_near
 from ragcode.shell import ENV_ASSIGNMENT, logical_lines, parse_command, split_commands, split_prefix
 
@@ -108,8 +109,9 @@ def expand_wrappers(code: str, ctx: CheckContext) -> str | None:
     if not calls or not all(_wrapper(s) for s in calls) or not _only_wrappers(code):
         return None
     repo = Path(ctx.repo_dir).resolve()
-    words = set(re.findall(r"[a-z0-9]+", ctx.instruction.lower())) - _PATH_NOISE
-    values = [v.lower() for v in instruction_values(ctx.instruction)]
+    task = read_instruction(ctx.instruction)
+    words = task.words - stopwords() - _PATH_NOISE
+    values = [v.lower() for v in task.spellings]
     scripts: dict[Path, Path] = {}  # script -> the folder it is run from
     called = set()
     for s in calls:
@@ -138,4 +140,4 @@ def expand_wrappers(code: str, ctx: CheckContext) -> str | None:
     return best[3] if best else None
 
 
-_PATH_NOISE = {"sh", "py", "script", "scripts", "run", "the", "a", "of", "to", "and", "in", "on", "for"}
+_PATH_NOISE = {"sh", "py", "script", "scripts", "run"}  # words of every script path (and the stopwords)

@@ -32,11 +32,15 @@ from dataclasses import dataclass
 from ragcode.check import CheckContext, Finding
 from ragcode.check.args import takes_value
 from ragcode.check.bash import Step, resolved_calls
-from ragcode.check.coverage import PROSE_WORDS, without_thousands
+from ragcode.check.instruction import proper_names as proper_names  # read from here too
+from ragcode.check.instruction import read_instruction
+from ragcode.check.words import looks_negative, number_kind, without_thousands
 from ragcode.chunking.scripts.flags import Flag
 
 _WORD = re.compile(r"[A-Za-z]+")
 _PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# filler parts of a flag's name and words of its help text; not the instruction's stopwords
+# (``ragcode.check.words``): ``out`` of ``--out_dir`` must count, as a prefix of "output"
 _FILLER = {"n", "num", "the", "of", "to", "a", "is", "use", "do", "no", "for", "in", "on", "and"}
 _BEFORE, _NEAR, _AFTER = 10, 3, 2
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)")
@@ -94,14 +98,6 @@ def _part_matches(part: str, words: list[tuple[str, float]]) -> float:
 def _subsequence(short: str, long: str) -> bool:
     it = iter(long)
     return all(ch in it for ch in short)
-
-
-def number_kind(value: str) -> str:
-    if re.fullmatch(r"[-+]?\d+", value):
-        return "int"
-    if re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", value):
-        return "float"
-    return ""
 
 
 def _type_fit(flag: Flag, value: str) -> float | None:
@@ -192,14 +188,14 @@ def given_flags(args: list[str]) -> dict[str, str | None]:
     """``--name value`` / ``--name=value`` pairs of a command line (a switch maps to None)."""
     out: dict[str, str | None] = {}
     for i, a in enumerate(args):
-        if not a.startswith("-") or re.match(r"-\.?\d", a):
+        if not a.startswith("-") or looks_negative(a):
             continue
         if "=" in a:
             k, v = a.split("=", 1)
             out[k] = v
         else:
             nxt = args[i + 1] if i + 1 < len(args) else None
-            out[a] = nxt if nxt is not None and (not nxt.startswith("-") or re.match(r"-\.?\d", nxt)) else None
+            out[a] = nxt if nxt is not None and (not nxt.startswith("-") or looks_negative(nxt)) else None
     return out
 
 
@@ -222,22 +218,11 @@ def choice_values(instruction: str, flags: list[Flag], code: str) -> list[str]:
     return out
 
 
-def proper_names(instruction: str) -> list[str]:
-    """Capitalised words inside a sentence (``Autoformer``, ``Citeseer``): maybe a model's or a
-    dataset's name, which the coverage check does not count as a value; filled only where a
-    flag's name says so plainly (``the Autoformer model`` -> ``--model``)."""
-    out = []
-    for m in re.finditer(r"(?<=[a-z0-9,:] )[A-Z][a-z]+[A-Za-z0-9]*\b(?!['-])", instruction):
-        if m.group() not in out and m.group().upper() not in PROSE_WORDS:
-            out.append(m.group())
-    return out
-
-
 def names_said(code: str, instruction: str) -> int:
     """How many of the instruction's capitalised names ``code`` mentions, in any form
     (``Autoformer_SMAP.sh`` names Autoformer)."""
     low = code.lower()
-    return sum(n.lower() in low for n in proper_names(instruction))
+    return sum(n.lower() in low for n in read_instruction(instruction).names)
 
 
 def _mentions(text: str, word: str) -> bool:
@@ -252,7 +237,8 @@ def fill_values(code: str, findings: list[Finding], ctx: CheckContext) -> tuple[
     for step in resolved_calls(code, ctx):
         if step.flags is not None and step.last:
             values.update({v: 0.0 for v in choice_values(ctx.instruction, step.flags, code) if v not in values})
-    values.update({v: _NAME_SCORE for v in proper_names(ctx.instruction) if v not in values and not _mentions(code, v)})
+    values.update({v: _NAME_SCORE for v in read_instruction(ctx.instruction).names
+                   if v not in values and not _mentions(code, v)})
     for value, at_least in values.items():
         placed = _fill_each_place(code, value, at_least, ctx)
         if placed is not None:

@@ -26,6 +26,7 @@ import functools
 from pathlib import Path
 
 from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
+from ragcode.check.answer import read_answer
 from ragcode.check.facts import module_file, module_symbols
 from ragcode.check.facts_env import env_has_modules, in_repo, repo_needs
 
@@ -80,20 +81,16 @@ class PythonChecker:
     def check(self, code: str, answer_type: str, ctx: CheckContext) -> list[Finding]:
         if answer_type != "python":
             return []
-        try:
-            tree = ast.parse(code)
-        except SyntaxError as exc:
-            return [Finding(self.name, "syntax-error", say("syntax-error", line=exc.lineno, msg=exc.msg),
-                            line=exc.lineno or 0)]
+        answer = read_answer(code, answer_type)
+        tree, exc = answer.tree, answer.syntax_error
+        if tree is None:
+            line = getattr(exc, "lineno", None)
+            return [Finding(self.name, "syntax-error", say("syntax-error", line=line, msg=getattr(exc, "msg", str(exc))),
+                            line=line or 0)]
         repo = Path(ctx.repo_dir).resolve()
         roots = [ctx.task_dir, repo, repo / "src"]
         found: list[Finding] = []
-        imports: list[tuple[int, str, list[str], str]] = []  # (line, module, names, alias)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                imports.extend((node.lineno, a.name, [], a.asname or a.name.split(".")[0]) for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                imports.append((node.lineno, node.module, [a.name for a in node.names], ""))
+        imports = [(i.line, i.module, list(i.names), i.alias) for i in answer.imports]  # (line, module, names, alias)
         tops = sorted({m.split(".")[0] for _, m, _, _ in imports})
         own = {t for t in tops if in_repo(t, roots, repo)}
         own |= {m.split(".")[0] for _, m, _, _ in imports if _published(m, repo)}

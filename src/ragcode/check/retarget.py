@@ -22,6 +22,7 @@ from pathlib import Path
 from ragcode.check import CheckContext
 from ragcode.check.bash import resolved_calls
 from ragcode.check.facts import script_flags
+from ragcode.check.instruction import read_instruction
 
 _ENDINGS = ("", "s", "e", "es", "ing", "ed", "er", "ion")
 # words every instruction says: a sibling named only by them (model.py, main.py) is no sign
@@ -35,15 +36,15 @@ def name_words(path: Path) -> set[str]:
     return {w for w in re.split(r"[^a-z0-9]+", path.stem.lower()) if w and not w.isdigit()}
 
 
-def _said(word: str, said: set[str]) -> bool:
+def _said(word: str, said: frozenset[str]) -> bool:
     return any(word + end in said for end in _ENDINGS) or (word.endswith("e") and word[:-1] + "ing" in said)
 
 
-def _said_words(instruction: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", instruction.lower()))
+def _said_words(instruction: str) -> frozenset[str]:
+    return read_instruction(instruction).words
 
 
-def _named(words: set[str], said: set[str]) -> bool:
+def _named(words: set[str], said: frozenset[str]) -> bool:
     """Every word of a script's name is said (an empty name is not)."""
     return bool(words) and all(_said(w, said) for w in words)
 

@@ -47,7 +47,7 @@ def check_command(
         raise RepoNotFoundError(f"repository {repo} is not a directory")
     parsed = parse_answer(text)
     names = checks or cfg.generation.check or list(DEFAULT_CHECKS)
-    ctx = CheckContext(Path(repo), path, instruction, cfg.execution.python)
+    ctx = CheckContext.for_repo(repo, path, instruction, cfg)
     checkers = load_checkers(names, cfg)
     findings = check_answer(parsed.code, parsed.answer_type, ctx, checkers)
     out: dict = {"answer_type": parsed.answer_type, "penalty": penalty(findings),

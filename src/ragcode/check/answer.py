@@ -1,0 +1,108 @@
+"""An answer, read once: its commands, script calls and flags (bash), or its syntax tree, string
+literals, imports and calls (Python).
+
+``read_answer(code, answer_type)`` is cached by the answer's text, so the checkers and the fixes
+that read one answer parse it once. The reading knows nothing of the repository: which file a
+call runs, and what a ``cd`` does, is ``ragcode.check.bash.walk``'s.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+
+from ragcode.shell import ScriptCall, logical_lines, parse_command, split_commands, split_prefix
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command of a bash answer: its words, the words after any ``VAR=value`` prefix
+    (``rest``), the script call it makes (None for ``cd`` and programs that run no script), its
+    logical line's first and last physical line (0-based) and whether it ends that line."""
+
+    words: tuple[str, ...]
+    rest: tuple[str, ...]
+    call: ScriptCall | None
+    first_line: int
+    end_line: int
+    last: bool
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        """Its words after the program's name."""
+        return self.rest[1:]
+
+
+@dataclass(frozen=True)
+class Import:
+    line: int
+    module: str
+    names: tuple[str, ...]  # from module import names
+    alias: str  # import module [as alias]: the name it binds; "" for from-imports
+
+
+@dataclass(frozen=True)
+class Answer:
+    code: str
+    answer_type: str
+    commands: tuple[Command, ...] = ()
+    tree: ast.Module | None = None
+    syntax_error: SyntaxError | None = None
+
+    @property
+    def calls(self) -> list[ScriptCall]:
+        return [c.call for c in self.commands if c.call is not None]
+
+    @property
+    def flags(self) -> list[str]:
+        return [w.split("=", 1)[0] for c in self.commands for w in c.arguments if w.startswith("-")]
+
+    @property
+    def strings(self) -> list[str]:
+        """Its string literals (Python; none when it does not parse)."""
+        if self.tree is None:
+            return []
+        return [n.value for n in ast.walk(self.tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+    @property
+    def imports(self) -> list[Import]:
+        out: list[Import] = []
+        for node in ast.walk(self.tree) if self.tree is not None else ():
+            if isinstance(node, ast.Import):
+                out += [Import(node.lineno, a.name, (), a.asname or a.name.split(".")[0]) for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                out.append(Import(node.lineno, node.module, tuple(a.name for a in node.names), ""))
+        return out
+
+    @property
+    def value_places(self) -> list[str]:
+        """Where a value stands: string literals (Python), commands' arguments (bash)."""
+        if self.answer_type == "python":
+            return self.strings
+        return [w for c in self.commands for w in c.arguments]
+
+
+@functools.lru_cache(maxsize=256)
+def read_answer(code: str, answer_type: str) -> Answer:
+    if answer_type == "python":
+        try:
+            return Answer(code, answer_type, tree=ast.parse(code))
+        except (SyntaxError, ValueError) as exc:
+            error = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
+            return Answer(code, answer_type, syntax_error=error)
+    return Answer(code, answer_type, commands=_commands(code))
+
+
+def _commands(code: str) -> tuple[Command, ...]:
+    out = []
+    lines = logical_lines(code)
+    total = code.count("\n")
+    for k, (first, line) in enumerate(lines):
+        end = lines[k + 1][0] - 1 if k + 1 < len(lines) else total
+        commands = split_commands(line)
+        for j, words in enumerate(commands):
+            rest = split_prefix(words)[1]
+            call = parse_command(words) if not (rest and rest[0] == "cd") else None
+            out.append(Command(tuple(words), tuple(rest), call, first, end, j == len(commands) - 1))
+    return tuple(out)
