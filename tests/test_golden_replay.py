@@ -30,6 +30,13 @@ def test_the_fingerprint_hash_is_the_hash_of_its_cases():
     assert sorted(stored["cases"]) == sorted(c["id"] for c in load_cases())
 
 
+def test_every_rule_of_the_static_checks_fires_somewhere_in_the_replay(replayed):
+    from ragcode.check.rules import RULES
+
+    seen = {f.split(" ", 1)[0] for case in replayed.values() for row in case["check_fix"] for f in row["findings"]}
+    assert seen == {code for code, rule in RULES.items() if rule.checker != "executed"}
+
+
 def test_every_fix_fires_somewhere_in_the_replay(replayed):
     done = {key for case in replayed.values() for key, value in case["fixes"].items() if value}
     done |= {key for case in replayed.values() for row in case["check_fix"] for key, value in

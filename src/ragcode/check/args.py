@@ -120,7 +120,8 @@ def _multi(flag: Flag) -> bool:
 
 
 def _positional_range(flags: list[Flag]) -> tuple[int, int | None]:
-    lo, hi = 0, 0
+    lo: int = 0
+    hi: int | None = 0
     for f in flags:
         if not f.positional or f.action in ("help", "version"):
             continue

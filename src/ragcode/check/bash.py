@@ -270,7 +270,7 @@ def _reads_no_args(path: Path | None, repo: Path) -> bool:
     imports (``from options.train_options import TrainOptions`` parses for ``train.py``) mentions
     a parser, ``sys.argv`` or input()."""
     text = read_text(path) if path is not None and path.suffix == ".py" else None
-    if text is None or _READS_ARGS.search(text):
+    if path is None or text is None or _READS_ARGS.search(text):
         return False
     try:
         tree = ast.parse(text)

@@ -52,7 +52,7 @@ class ExecutedChecker:
         from ragcode.config import Config
 
         self.config = config or Config()
-        self._executor = None
+        self._executor: Any = None
 
     def check(self, code: str, answer_type: str, ctx: CheckContext) -> list[Finding]:
         from ragcode.execution import ExecSpec, load_executor

@@ -136,7 +136,7 @@ def score(flag: Flag, value: str, contexts: list[list[tuple[str, float]]]) -> fl
     return best * fit
 
 
-def best_slot(value: str, flags: list[Flag], given: dict[str, str], instruction: str,
+def best_slot(value: str, flags: list[Flag], given: dict[str, str | None], instruction: str,
               at_least: float = 0.0, contexts: list[list[tuple[str, float]]] | None = None) -> Slot | None:
     """The one flag ``value`` belongs to (scoring above ``at_least``), or None when none fits or
     two fit equally. ``contexts``: only these places of the value in the instruction."""
@@ -170,7 +170,7 @@ def _names_value(instruction: str, value: str) -> bool:
     return next(_places(without_thousands(instruction).lower(), value), None) is not None
 
 
-def slots_per_place(value: str, flags: list[Flag], given: dict[str, str], instruction: str,
+def slots_per_place(value: str, flags: list[Flag], given: dict[str, str | None], instruction: str,
                     at_least: float = 0.0) -> list[Slot]:
     """A value the instruction names in two or more places ("300,000 steps ... a warm-up of
     300,000 steps"), each place's own flag when the places choose different ones; else []."""
@@ -247,7 +247,7 @@ def fill_values(code: str, findings: list[Finding], ctx: CheckContext) -> tuple[
             continue
         best: tuple[Slot, Step, str] | None = None
         for step in resolved_calls(code, ctx):
-            if step.flags is None or not step.last:
+            if step.flags is None or step.call is None or not step.last:
                 continue
             slot = best_slot(value, step.flags, given_flags(step.call.args), ctx.instruction, at_least)
             if slot is not None and (best is None or slot.score >= best[0].score):
@@ -268,6 +268,7 @@ def _fill_each_place(code: str, value: str, at_least: float, ctx: CheckContext) 
     if len(steps) != 1:
         return None
     step = steps[0]
+    assert step.call is not None and step.flags is not None  # resolved_calls: calls only
     slots = slots_per_place(value, step.flags, given_flags(step.call.args), ctx.instruction, at_least)
     if not slots:
         return None

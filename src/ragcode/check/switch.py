@@ -109,10 +109,11 @@ def switch_command(code: str, ctx: CheckContext, checkers: list[Checker]) -> str
     """The documented sibling command that takes more of the instruction's values (see the
     module doc), filled, or None."""
     calls = [s for s in resolved_calls(code, ctx) if s.call is not None]
-    if len(calls) != 1 or calls[0].path is None or calls[0].flags is None or calls[0].call.kind != "script":
+    if len(calls) != 1:
         return None
     step = calls[0]
-    assert step.call is not None and step.path is not None
+    if step.path is None or step.flags is None or step.call is None or step.call.kind != "script":
+        return None
     before = len(missing_values(check_answer(code, "bash", ctx, checkers)))
     if before < _GAIN:
         return None
