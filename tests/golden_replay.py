@@ -51,7 +51,7 @@ def _generation(case: dict[str, Any], repo: Path) -> dict[str, Any]:
     from ragcode.answer.pipeline import checked_candidates
     from ragcode.answer.repair import repair_message
     from ragcode.answer.run import CheckedRun, Draw
-    from ragcode.check import CheckContext, load_checkers
+    from ragcode.check import CheckContext, Finding, load_checkers
     from ragcode.config import Config
     from ragcode.generation.llm import Sampling
 
@@ -67,8 +67,6 @@ def _generation(case: dict[str, Any], repo: Path) -> dict[str, Any]:
     fixed = dict(first.get("autofix") or {})
     fixed.pop("findings_before", None)
     fixed.pop("previous", None)
-    from ragcode.check import Finding
-
     return {"order": [c.metadata["check"]["original_index"] for c in cands],
             "chosen": cands[0].code, "chosen_findings": [_finding(f) for f in first["findings"]],
             "fixes": fixed,
