@@ -64,3 +64,11 @@ def test_the_agents_check_tool_shows_the_answer_the_fixes_keep(repos):
     assert seen.text.endswith("python gan.py --n_epochs 100 --batch_size 16 --img_size 128")
     clean = check_tool(env, "python gan.py --n_epochs 100 --batch_size 16 --img_size 128")
     assert "automatic fixes" not in clean.text
+
+
+def test_the_fix_steps_a_rule_names_are_registered():
+    from ragcode.check.rules import RULES
+
+    named = {step for rule in RULES.values() for step in rule.fixed_by}
+    assert named <= set(FIXES.names())
+    assert set(DEFAULT_FIXES) - named == {"retarget"}  # it reads no finding: it runs on every bash answer
