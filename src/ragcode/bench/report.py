@@ -84,6 +84,9 @@ def _pct(x: float | None) -> str:
 def markdown_table(report: dict[str, Any]) -> str:
     head = (f"policy `{report.get('policy')}`, setting `{report.get('setting', '-')}`, "
             f"executed: {report.get('executed')}, isolation: {report.get('isolation', '-')}\n\n")
+    if report.get("ragcode_version"):
+        head += (f"scored by ragcode {report['ragcode_version']}, "
+                 f"commit {report.get('git_commit') or 'unknown (not a git checkout)'}\n\n")
     skipped = report.get("skipped") or {}
     if any(skipped.values()):
         head += (f"left out: {skipped.get('duplicates', 0)} duplicate record(s) (first kept), "
