@@ -18,7 +18,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ragcode.check import ERROR, WARNING, Finding
+from ragcode.check import WARNING, Finding
 from ragcode.chunking.scripts.flags import Flag
 
 _NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "count", "help", "version",

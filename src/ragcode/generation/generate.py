@@ -15,7 +15,7 @@ import logging
 import time
 from typing import Any
 
-from ragcode.generation.llm import LLM, Sampling, load_llm
+from ragcode.generation.llm import LLM, Sampling
 from ragcode.generation.parse import parse_answer
 from ragcode.generation.prompt import PromptTemplate, build_prompt, fit_to_tokens, load_template
 from ragcode.types import Candidate, Context
