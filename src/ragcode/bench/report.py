@@ -52,8 +52,8 @@ def summarize(tasks: list[TaskScore]) -> dict[str, Any]:
     out.update(pass_rates((t.passes for t in tasks), KS))
     unbiased: dict[str, float | None] = {}
     for k in KS:
-        vals = [pass_at_k(len(t.verdicts), sum(t.passes), k) for t in tasks]
-        vals = [v for v in vals if v is not None]
+        estimates = [pass_at_k(len(t.verdicts), sum(t.passes), k) for t in tasks]
+        vals = [v for v in estimates if v is not None]
         unbiased[f"pass@{k}"] = (sum(vals) / len(vals)) if vals else None
     out["unbiased"] = unbiased
     out["passed"] = sum(1 for t in tasks if t.passed)

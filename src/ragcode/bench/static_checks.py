@@ -96,7 +96,7 @@ def check_shell(text: str, repo_dir: Path, task_dir: Path) -> StaticResult:
 
 
 def _top_modules(tree: ast.AST) -> set[str]:
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(a.name.split(".")[0] for a in node.names)

@@ -81,8 +81,9 @@ def run(
     loaded = load_tasks(tasks, split=split)
     bar = None if quiet else TaskProgress("mlbench run", common.err_console)
     try:
-        summary = run_bench(loaded.tasks, repos, out, cfg, limit=limit, on_task=bar and bar.advance,
-                            on_start=bar and (lambda s: bar.start(s.total - s.done_before)))
+        summary = run_bench(loaded.tasks, repos, out, cfg, limit=limit,
+                            on_task=None if bar is None else bar.advance,
+                            on_start=None if bar is None else (lambda s: bar.start(s.total - s.done_before)))
     finally:
         if bar is not None:
             bar.stop()

@@ -28,7 +28,7 @@ import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ragcode.errors import ModelUnavailableError
 from ragcode.generation.backends.devices import pick_device, pick_dtype
@@ -107,7 +107,7 @@ class TransformersLLM:
             torch.manual_seed(sampling.seed)
             out = self.model.generate(input_ids=input_ids, **gen_kwargs)
         start = len(ids)
-        texts = [self.tokenizer.decode(seq[start:], skip_special_tokens=True) for seq in out]
+        texts = [cast(str, self.tokenizer.decode(seq[start:], skip_special_tokens=True)) for seq in out]
         if greedy:
             texts = texts * n
         return [_cut_at_stop(t, sampling.stop) for t in texts]
