@@ -122,6 +122,7 @@ def test_tiny_grid_writes_rows_table_and_plots(world):
     assert by_cell[(40, 2000)]["found_rate"] == 1.0
     payload = json.loads((out / "results.json").read_text())
     assert payload["ragcode_version"] and payload["measure"] == "retrieval"
+    assert "torch" in payload["environment"]["packages"] and all(r["ragcode_version"] for r in rows)
     assert payload["best"] == max(result.rows, key=lambda r: r["found_rate"])["cell"]
     table = (out / "results.md").read_text()
     assert table.count("★") == 2  # the legend and the best row

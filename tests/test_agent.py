@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_helpers import (EXPECTED, FALLBACK, INSTRUCTION, ReactiveLLM, StepScriptedLLM, call, gan_index,
+from agent_helpers import (EXPECTED, INSTRUCTION, ReactiveLLM, StepScriptedLLM, call, gan_index,
                            user_texts)
 
 from ragcode.agent import solve

@@ -13,7 +13,10 @@ from ragcode.cli import app
 
 def _git_repo(path):
     path.mkdir(parents=True)
-    run = lambda *a: subprocess.run(["git", "-C", str(path), *a], check=True, capture_output=True, text=True)
+
+    def run(*a):
+        return subprocess.run(["git", "-C", str(path), *a], check=True, capture_output=True, text=True)
+
     run("init", "-q")
     (path / "f.txt").write_text("x")
     run("add", "f.txt")

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from ragcode.bench.dataset import load_tasks
 from ragcode.bench.runner import run_bench
 from ragcode.bench.settings import ContextBuilder
+from ragcode.version import __version__
 from ragcode.cli import app
 from ragcode.config import load_config
 from ragcode.errors import OutputBusyError, RunConfigMismatchError
@@ -51,6 +52,7 @@ def test_run_writes_samples_outputs_and_run_json(tmp_path):
     assert samples[0]["candidates"][0]["metadata"]["model"] == "scripted"
     run_json = json.loads((out / "run.json").read_text())
     assert run_json["config_hash"] == cfg().hash() and run_json["setting"] == "oracle" and run_json["n"] == 2
+    assert run_json["ragcode_version"] == __version__ and run_json["environment"]["python"]
 
 
 def test_run_killed_by_a_failure_resumes_without_redoing_or_losing_tasks(tmp_path):

@@ -10,7 +10,7 @@ import os
 import socket
 
 import pytest
-from exec_helpers import make_repo, repo  # repo: a fixture
+from exec_helpers import make_repo, repo  # noqa: F401 (repo: a fixture)
 
 from ragcode.config import ExecutionConfig
 from ragcode.errors import ExecutionError

@@ -3,14 +3,13 @@ leaves no container or process behind, and leaves the repository checkout as it 
 
 from __future__ import annotations
 
-import os
 import secrets
 import socket
 import threading
 from pathlib import Path
 
 import pytest
-from exec_helpers import processes_with, repo  # repo: a fixture
+from exec_helpers import processes_with, repo  # noqa: F401 (repo: a fixture)
 from test_exec_docker import docker_executor, ours, run, sandbox
 
 pytestmark = pytest.mark.timeout(120)

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from exec_helpers import interpreter_for_other_uid, processes_with, repo  # repo: a fixture
+from exec_helpers import interpreter_for_other_uid, processes_with, repo  # noqa: F401 (repo: a fixture)
 
 from ragcode.bench.scoring import ScoreContext, load_scorer
 from ragcode.config import ExecutionConfig, load_config

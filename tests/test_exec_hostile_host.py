@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from exec_helpers import interpreter_for_other_uid, processes_with, repo  # repo: a fixture
+from exec_helpers import interpreter_for_other_uid, processes_with, repo  # noqa: F401 (repo: a fixture)
 
 from ragcode.config import ExecutionConfig
 from ragcode.errors import ExecutionError

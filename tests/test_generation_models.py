@@ -84,3 +84,15 @@ def test_pinned_models_are_complete():
         assert alias.startswith("qwen2.5-coder-")
         assert len(m.sha256) == 64 and m.size > 100_000_000
         assert m.licence == "Apache-2.0" and m.extra.startswith("qwen")
+
+
+def test_first_assembly_prints_one_progress_line_with_size_and_place(fake_parts, tmp_path, capsys):
+    path = assemble(fake_parts, tmp_path)
+    err = capsys.readouterr().err
+    assert "assembling model test-model (1.8 KB, 3 packaged chunks)" in err and str(path) in err
+    assemble(fake_parts, tmp_path)  # already assembled: silent
+    assert capsys.readouterr().err == ""
+
+
+def test_human_size_reads_like_pip():
+    assert [models.human_size(n) for n in (5, 1782, 2_400_000_000)] == ["5 B", "1.8 KB", "2.4 GB"]

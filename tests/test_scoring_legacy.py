@@ -126,8 +126,8 @@ def test_mlagent_published_outputs_score_like_the_official_scorer(mlbench_data):
     tasks = load_tasks(DEV).tasks
     records, _ = load_outputs(mlbench_data / REF5)
     report = score_outputs(records, tasks, "/nonexistent", execute=False)
-    raw_tasks = {(json.loads(l)["id"], json.loads(l)["github_id"]): json.loads(l)
-                 for l in DEV.read_text().splitlines() if l.strip()}
+    raw_tasks = {(json.loads(line)["id"], json.loads(line)["github_id"]): json.loads(line)
+                 for line in DEV.read_text().splitlines() if line.strip()}
     expect = [0, 0, 0]
     for rec in records:
         t = raw_tasks[(rec["id"], rec["github_id"])]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragcode.generation.generate import prepare_prompt, sample_candidates
 from ragcode.generation.llm import LLM, Sampling, load_llm
@@ -20,6 +20,7 @@ from ragcode.types import Candidate, Context, Task
 if TYPE_CHECKING:
     from ragcode.check import CheckContext
     from ragcode.config import Config
+    from ragcode.index.store import IndexRef
 
 log = logging.getLogger(__name__)
 _WARNED: set[str] = set()
@@ -55,7 +56,7 @@ def generate_from_config(instruction: str, context: Context | None, llm: LLM, co
     return checked_candidates(Draw(messages, meta, llm, n or gen.n, sampling), run, Journal(journal))
 
 
-def generate(task: str | Task, index: Any = None, n: int | None = None, config: Config | None = None,
+def generate(task: str | Task, index: IndexRef | None = None, n: int | None = None, config: Config | None = None,
              llm: LLM | None = None, context: Context | None = None, path: str = ".") -> list[Candidate]:
     """``n`` candidates for ``task`` (an instruction or a ``Task``; only its instruction reaches
     the model).

@@ -36,7 +36,7 @@ def resolve_config(config: ConfigLike = None, overrides: Overrides = None) -> Co
 
     items = _items(overrides)
     if config is None or isinstance(config, (str, os.PathLike)):
-        return load_config(config, items)
+        return load_config(None if config is None else os.fspath(config), items)
     if not isinstance(config, Config):
         raise ConfigError(f"config must be a Config, the path of a YAML file or None, not "
                           f"{type(config).__name__}")
@@ -66,8 +66,8 @@ def load_index(name_or_path: str | os.PathLike[str], config: ConfigLike = None,
     from ragcode.index.store import load_index as _load_index
 
     if config is None and not overrides:
-        return _load_index(name_or_path)
-    return _load_index(name_or_path, config=resolve_config(config, overrides))
+        return _load_index(os.fspath(name_or_path))
+    return _load_index(os.fspath(name_or_path), config=resolve_config(config, overrides))
 
 
 def search(index: IndexLike, query: str, k: int = 10, config: ConfigLike = None,

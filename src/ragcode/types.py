@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 CHUNK_KINDS: tuple[str, ...] = ("markdown", "code", "cli", "notebook", "shell", "config", "text")
 
@@ -118,6 +118,59 @@ class Task:
         return f"{self.github_id}:{self.id}"
 
 
+class FindingRecord(TypedDict):
+    """One check finding as stored in ``Candidate.metadata["check"]["findings"]`` (the dict
+    form of ``ragcode.check.Finding``)."""
+
+    check: str  # the check that found it: bash, python, coverage
+    code: str  # the kind, e.g. unknown-flag
+    message: str
+    severity: str  # error | warning
+    line: int  # 1-based in the answer; 0 = the whole answer
+    target: str  # the script or module concerned
+    suggestion: str  # the closest real spelling, when there is one
+
+
+class CheckRecord(TypedDict, total=False):
+    """``Candidate.metadata["check"]``: what the answer checks found and did."""
+
+    findings: list[FindingRecord]
+    penalty: float
+    errors: int
+    seconds: float
+    agreement: int  # how many samples agree with this answer (checked selection)
+    words_said: int
+    original_index: int  # the sample it was before checked selection reordered them
+    rank: int
+    autofix: dict[str, Any]  # the corrections autofix and fill made
+    repair: list[dict[str, Any]]  # the repair rounds
+
+
+class CandidateMetadata(TypedDict, total=False):
+    """``Candidate.metadata``: how an answer was made. A plain dict at run time (stored as JSON
+    in run folders); the keys are the ones below, each present when its stage ran."""
+
+    model: str
+    template: str
+    template_sha256: str
+    chunk_ids: list[str]  # the context's chunks, in prompt order
+    context_chars: int
+    context_truncated: bool
+    prompt_tokens: int
+    sampling: dict[str, Any]
+    seed: int
+    seconds: float
+    tokens_per_s: float | None
+    answer_tokens: int
+    fenced: bool
+    fence_label: str
+    check: CheckRecord  # with generation.check
+    repaired_round: int
+    agent: dict[str, Any]  # an agent episode: protocol, stop, steps, tokens, source
+    single_shot: dict[str, Any]
+    trajectory: Any  # the episode's steps; in a run folder, where they are stored
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One generated answer: raw model text, the extracted code and its answer type."""
@@ -126,7 +179,7 @@ class Candidate:
     code: str
     answer_type: str  # "bash" | "python"
     sample_index: int = 0
-    metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    metadata: CandidateMetadata = field(default_factory=lambda: CandidateMetadata(), compare=False, hash=False)
 
 
 @dataclass(frozen=True)

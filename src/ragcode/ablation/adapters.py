@@ -21,7 +21,7 @@ from pathlib import Path
 from ragcode.ablation.stages import (GenerationStage, RetrievalBatch, RetrievalStage,
                                      TaskGeneration, TaskRetrieval)
 from ragcode.config import Config
-from ragcode.types import Task
+from ragcode.types import Chunk, Task
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def bench_retrieval(tasks: Sequence[Task], repos: Path, config: Config) -> Retri
     for task in tasks:
         by_repo.setdefault(task.github_id, []).append(task)
     results: list[TaskRetrieval] = []
-    pools = {}
+    pools: dict[int, Sequence[Chunk]] = {}
     for github_id, repo_tasks in by_repo.items():
         folder = require_repo_dir(github_id, repos)
         index = index_repo(folder, config, name=index_name(folder.name, config), progress=False)

@@ -100,7 +100,7 @@ def plot_found_vs_pass(result: GridResult, path: Path) -> Path | None:
 
 def write_plots(result: GridResult, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    paths = [plot_cells(result, out / "cells.png")]
+    paths: list[Path | None] = [plot_cells(result, out / "cells.png")]
     for axis in result.spec.varied_keys():
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", axis)
         paths.append(plot_axis(result, axis, out / f"axis_{slug}.png"))

@@ -11,7 +11,7 @@ from typing import Any
 
 from ragcode.ablation.result import GridResult, best_index
 from ragcode.fileio import write_atomic
-from ragcode.version import __version__
+from ragcode.provenance import provenance
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def write_reports(result: GridResult, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     files = {"csv": out / "results.csv", "json": out / "results.json", "markdown": out / "results.md"}
     write_atomic(files["csv"], to_csv(result.rows))
-    payload = {"grid": result.spec.name, "ragcode_version": __version__,
+    payload = {"grid": result.spec.name, **provenance(),
                "spec": result.spec.source, "measure": result.spec.measure,
                "primary": result.spec.primary_metric, "varied": result.spec.varied_keys(),
                "best": (result.rows[i]["cell"] if (i := best_index(result.rows, result.spec.primary_metric))

@@ -23,7 +23,7 @@ class GridResult:
 
 def best_index(rows: list[dict[str, Any]], metric: str) -> int | None:
     """Index of the row with the highest ``metric`` (first one on ties); None if absent."""
-    scored = [(row.get(metric), i) for i, row in enumerate(rows) if isinstance(row.get(metric), (int, float))]
+    scored = [(float(row[metric]), i) for i, row in enumerate(rows) if isinstance(row.get(metric), (int, float))]
     if not scored:
         return None
     best = max(v for v, _ in scored)

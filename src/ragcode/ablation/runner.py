@@ -35,9 +35,11 @@ from ragcode.bench.passk import pass_rates
 from ragcode.bench.runfolder import hold_folder
 from ragcode.errors import RagcodeError
 from ragcode.hashing import digest
+from ragcode.provenance import checkout_commit
 from ragcode.scale.cells import CellJob, run_cells_in_parallel
 from ragcode.scale.jobs import parallel
 from ragcode.types import Task
+from ragcode.version import __version__
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +158,8 @@ def _run_cell(
         row.update(generation_row(generations, len(tasks)))
     row["retrieval_cached"] = retrieval_cached
     row["seconds"] = round(time.perf_counter() - t0, 2)
+    commit, _ = checkout_commit()  # the code that computed this row (a cached row keeps its own)
+    row.update(ragcode_version=__version__, git_commit=commit)
     return row
 
 

@@ -13,7 +13,7 @@ episode, its budgets and fallback), ``trajectory`` (the record), ``bench`` (``ml
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragcode.errors import RagcodeError, RepoNotFoundError
 from ragcode.types import Candidate, Context, Task
@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from ragcode.agent.loop import StepHook
     from ragcode.config import Config
     from ragcode.generation.llm import LLM
+    from ragcode.index.store import IndexRef
 
 
-def solve(task: str | Task, index: Any = None, config: Config | None = None, llm: LLM | None = None,
+def solve(task: str | Task, index: IndexRef | None = None, config: Config | None = None, llm: LLM | None = None,
           trajectory: str | Path | None = None, episode: int = 0, path: str = ".",
           context: Context | None = None, on_step: StepHook | None = None) -> Candidate:
     """One agent episode for ``task`` (an instruction or a ``Task``: only its instruction reaches

@@ -100,7 +100,7 @@ def run_episode(instruction: str, env: AgentEnv, llm: LLM, config: Any,
         if on_step is not None:
             on_step(rec, False)
     seconds = used_s + time.monotonic() - started
-    meta = {"model": llm.model_id, "agent": {
+    meta: dict[str, Any] = {"model": llm.model_id, "agent": {
         "episode": episode, "protocol": protocol.name, "stop": stop, "steps": len(steps),
         "tokens": used_tokens, "seconds": round(seconds, 3)},
         "chunk_ids": list(dict.fromkeys(cid for r in steps for cid in r.get("chunk_ids") or []))}

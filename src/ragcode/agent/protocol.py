@@ -142,7 +142,7 @@ def parse_text_call(reply: str) -> Call:
     if not isinstance(name, str) or not name:
         return Call(error='the tool call needs "name": the tool to call, as a string')
     if "arguments" not in obj:
-        return Call(name=name, error=f'the tool call needs "arguments": an object (use {{}} for none)')
+        return Call(name=name, error='the tool call needs "arguments": an object (use {} for none)')
     return Call(name=name, arguments=obj["arguments"])
 
 

@@ -26,11 +26,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
+from typing import Any, cast
 
 from ragcode.check import Finding, penalty
 from ragcode.check.instruction import read_instruction
 from ragcode.check.rules import codes_with
-from ragcode.types import Candidate
+from ragcode.types import Candidate, CandidateMetadata
 
 # a greedy answer whose findings weigh this much (five unknown flags, two missing scripts) is no
 # evidence of the answer's kind either (replayed on the stored dev runs: 5 and 6 gain one task of
@@ -56,10 +57,10 @@ def normalise(code: str) -> str:
 
 
 def annotate(cand: Candidate, findings: list[Finding], **extra) -> Candidate:
-    meta = dict(cand.metadata)
+    meta: dict[str, Any] = dict(cand.metadata)
     meta["check"] = {"findings": [f.to_dict() for f in findings], "penalty": penalty(findings),
                      "errors": sum(f.severity == "error" for f in findings), **extra}
-    return dataclasses.replace(cand, metadata=meta)
+    return dataclasses.replace(cand, metadata=cast(CandidateMetadata, meta))
 
 
 def reannotate(cand: Candidate, findings: list[Finding], like: Candidate) -> Candidate:

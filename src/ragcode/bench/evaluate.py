@@ -253,9 +253,9 @@ def _score(source: Path, tasks: list[Task], repos_dir: str | Path, policy: str, 
     else:
         cache_path = Path(config.index.cache_dir) / "verdicts" / "verdicts.jsonl"
     report = score_outputs(records, tasks, repos_dir, policy, config, execute, cache_path, meta, progress)
-    from ragcode.version import __version__
+    from ragcode.provenance import provenance
 
-    report["ragcode_version"] = __version__
+    report.update(provenance())
     report["scoring_config_hash"] = config.section_hash("execution", "bench")
     if source.is_dir():
         suffix = f"{policy}{'' if report['executed'] else '-noexec'}"

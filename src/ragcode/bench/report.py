@@ -52,8 +52,8 @@ def summarize(tasks: list[TaskScore]) -> dict[str, Any]:
     out.update(pass_rates((t.passes for t in tasks), KS))
     unbiased: dict[str, float | None] = {}
     for k in KS:
-        vals = [pass_at_k(len(t.verdicts), sum(t.passes), k) for t in tasks]
-        vals = [v for v in vals if v is not None]
+        estimates = [pass_at_k(len(t.verdicts), sum(t.passes), k) for t in tasks]
+        vals = [v for v in estimates if v is not None]
         unbiased[f"pass@{k}"] = (sum(vals) / len(vals)) if vals else None
     out["unbiased"] = unbiased
     out["passed"] = sum(1 for t in tasks if t.passed)
@@ -84,6 +84,9 @@ def _pct(x: float | None) -> str:
 def markdown_table(report: dict[str, Any]) -> str:
     head = (f"policy `{report.get('policy')}`, setting `{report.get('setting', '-')}`, "
             f"executed: {report.get('executed')}, isolation: {report.get('isolation', '-')}\n\n")
+    if report.get("ragcode_version"):
+        head += (f"scored by ragcode {report['ragcode_version']}, "
+                 f"commit {report.get('git_commit') or 'unknown (not a git checkout)'}\n\n")
     skipped = report.get("skipped") or {}
     if any(skipped.values()):
         head += (f"left out: {skipped.get('duplicates', 0)} duplicate record(s) (first kept), "

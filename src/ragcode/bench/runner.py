@@ -1,7 +1,8 @@
 """``ragcode mlbench run``: generate answers for ML-Bench tasks into a resumable run directory.
 
 ``RUN/`` holds:
-- ``run.json``: the resolved config (and its hash), setting, backend, model, n, ragcode version;
+- ``run.json``: the resolved config (and its hash), setting, backend, model, n, and the
+  provenance (ragcode version, git commit, environment: ``ragcode.provenance``);
 - ``samples.jsonl``: one line per finished task (candidates with their metadata, the context's
   size and chunk ids), appended atomically (write + flush + fsync);
 - ``outputs.jsonl``: the same answers in ML-Bench's own format ``{"id", "github_id", "output"}``,
@@ -49,11 +50,13 @@ class RunSummary:
 
 
 def _run_identity(config: Config) -> dict[str, Any]:
-    from ragcode.version import __version__
+    """What ``run.json`` records: the settings (only ``config_hash`` is compared on a resume) and
+    the provenance (version, git commit, environment) of the process that started the run."""
+    from ragcode.provenance import provenance
 
     gen = config.generation
     return {"config_hash": config.hash(), "setting": config.bench.setting, "llm": gen.llm.backend,
-            "model": gen.llm.model, "n": gen.n, "ragcode_version": __version__}
+            "model": gen.llm.model, "n": gen.n, **provenance()}
 
 
 def _check_or_write_run_json(out: Path, config: Config) -> None:

@@ -13,12 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib.util
-import json
-import os
 import re
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,7 +96,7 @@ def check_shell(text: str, repo_dir: Path, task_dir: Path) -> StaticResult:
 
 
 def _top_modules(tree: ast.AST) -> set[str]:
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(a.name.split(".")[0] for a in node.names)

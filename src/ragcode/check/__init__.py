@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from ragcode.registry import Registry
@@ -65,7 +66,7 @@ class Finding:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Finding:
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
 

@@ -22,8 +22,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # help is plain text: "[bash,python]" or "ragcode[hf]" is not markup
 )
-mlbench_app = typer.Typer(help="ML-Bench: retrieve, run, score.", no_args_is_help=True)
+mlbench_app = typer.Typer(help="ML-Bench: retrieve, run, score.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(mlbench_app, name="mlbench")
 
 
@@ -47,9 +48,10 @@ def _root(
 
 
 def _register() -> None:
-    from ragcode.cli import ablate_cmd, agent_cmd, check_cmd, generate_cmd, index_cmd, mlbench_cmd, search_cmd
+    from ragcode.cli import (ablate_cmd, agent_cmd, cache_cmd, check_cmd, generate_cmd, index_cmd, mlbench_cmd,
+                             search_cmd)
 
-    for module in (index_cmd, search_cmd, generate_cmd, check_cmd, ablate_cmd):
+    for module in (index_cmd, search_cmd, generate_cmd, check_cmd, ablate_cmd, cache_cmd):
         module.register(app)
     mlbench_cmd.register(mlbench_app)
     agent_cmd.register(app, mlbench_app)

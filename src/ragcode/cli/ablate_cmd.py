@@ -73,6 +73,7 @@ def ablate(
     if missing:
         raise RagcodeError(f"ragcode ablate needs {', '.join(missing)} to run a grid "
                            "(or --list to only show its cells)")
+    assert tasks is not None and repos is not None and out is not None  # checked just above
     loaded = load_tasks(tasks, split=split)
     task_list = loaded.tasks[:limit] if limit else loaded.tasks
     if not repos.is_dir():

@@ -16,7 +16,7 @@ from ragcode.cli import common
 def agent_command(
     instruction: str = typer.Argument(..., help="What the answer should do, in plain words."),
     index: str = typer.Option(..., "--index", "-i", help="Index name (under index.root) or folder."),
-    llm: Optional[str] = typer.Option(None, "--llm", help="Backend: llamacpp, transformers, openai, scripted."),
+    llm: Optional[str] = typer.Option(None, "--llm", help=common.llm_help()),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="Model alias, path or server model name."),
     max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Model calls at most (agent.max_steps)."),
     protocol: Optional[str] = typer.Option(None, "--protocol", help="auto | native | text (agent.protocol)."),

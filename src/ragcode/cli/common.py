@@ -84,6 +84,13 @@ def print_plain(text: str, err: bool = False) -> None:
     (err_console if err else console).print(text, markup=False, highlight=False, soft_wrap=True)
 
 
+def llm_help() -> str:
+    """Help for ``--llm``: every backend name the registry knows, so a new one shows up here."""
+    from ragcode.generation.llm import backend_names
+
+    return f"LLM backend: {', '.join(backend_names())} (default: generation.llm.backend)."
+
+
 ConfigOption = typer.Option(None, "--config", "-c", help="YAML config (see configs/default.yaml).")
 WorkersOption = typer.Option(None, "--workers", help="Work on N tasks at once (--set scale.workers=N; docs/scale.md).")
 RayOption = typer.Option(None, "--ray", help="Run on Ray: local, auto or ray://host:port (--set scale.ray_address=...).")

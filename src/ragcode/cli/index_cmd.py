@@ -42,11 +42,13 @@ def _summary_table(summary: Any) -> Any:
 
 def index_command(
     repo: Path = typer.Argument(..., help="Path of the repository to index."),
-    name: Optional[str] = typer.Option(None, "--name", "-n", help="Index name (default: folder name)."),
+    name: Optional[str] = typer.Option(
+        None, "--name", help="Index name (default: folder name); a name already used for another "
+        "repository is refused unless --rebuild."),
     config: Optional[Path] = common.ConfigOption,
     set_: Optional[list[str]] = common.SetOption,
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Index root folder (default: index.root)."),
-    rebuild: bool = typer.Option(False, "--rebuild", help="Start from scratch (the embedding cache still applies)."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Start from scratch, replacing whatever index has this name (the embedding cache still applies)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or table."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
 ) -> None:

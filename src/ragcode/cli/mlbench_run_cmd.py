@@ -25,9 +25,9 @@ def prepare(
     set_: list[str] | None = common.SetOption,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Clone the ML-Bench repositories at their pinned commits, or verify existing checkouts.
-    --config / --set are checked (a bad one exits 2) so one config serves every command; no
-    setting changes what prepare does."""
+    """Clone the ML-Bench repositories at their pinned commits, or verify existing checkouts."""
+    # --config / --set are only checked (a bad one exits 2), so one config serves every command;
+    # no setting changes what prepare does
     from rich.text import Text
 
     from ragcode.bench.prepare import prepare_repos
@@ -57,8 +57,8 @@ def run(
     tasks: str = common.TasksOption,
     repos: Path = typer.Option(..., "--repos", help="Folder with the repository checkouts."),
     out: Path = typer.Option(..., "--out", help="Run directory (created; resumed if it exists)."),
-    setting: str | None = typer.Option(None, "--setting", help="none | readme | bm25 | ragcode | oracle"),
-    llm: str | None = typer.Option(None, "--llm", help="LLM backend (scripted, openai, llamacpp, transformers, vllm)."),
+    setting: str | None = typer.Option(None, "--setting", help="none | readme | bm25 | ragcode | oracle | agent"),
+    llm: str | None = typer.Option(None, "--llm", help=common.llm_help()),
     model: str | None = typer.Option(None, "--model", help="Model name or path for the backend."),
     n: int | None = typer.Option(None, "-n", help="Samples per task (ML-Bench: 5)."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks."),
@@ -81,8 +81,9 @@ def run(
     loaded = load_tasks(tasks, split=split)
     bar = None if quiet else TaskProgress("mlbench run", common.err_console)
     try:
-        summary = run_bench(loaded.tasks, repos, out, cfg, limit=limit, on_task=bar and bar.advance,
-                            on_start=bar and (lambda s: bar.start(s.total - s.done_before)))
+        summary = run_bench(loaded.tasks, repos, out, cfg, limit=limit,
+                            on_task=None if bar is None else bar.advance,
+                            on_start=None if bar is None else (lambda s: bar.start(s.total - s.done_before)))
     finally:
         if bar is not None:
             bar.stop()
@@ -137,8 +138,9 @@ def report(
     set_: list[str] | None = common.SetOption,
     as_json: bool = typer.Option(False, "--json", help="Print the reports as one JSON list."),
 ) -> None:
-    """Compare scored runs: one row per run, setting and policy. --config / --set are checked
-    (a bad one exits 2) so one config serves every command; the reports are shown as scored."""
+    """Compare scored runs: one row per run, setting and policy."""
+    # --config / --set are only checked (a bad one exits 2), so one config serves every command;
+    # the reports are shown as they were scored
     from ragcode.bench.report import collect_reports, comparison_table
     from ragcode.errors import RagcodeError
 

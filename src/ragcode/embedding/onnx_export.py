@@ -29,7 +29,7 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from ragcode.errors import ModelUnavailableError
 
@@ -145,7 +145,8 @@ def _export(model_path: str, folder: Path, dest: Path) -> None:
         raise ModelUnavailableError(
             f"the ONNX backends support Transformer + mean/CLS Pooling (+ Normalize) models; "
             f"{model_path} has {kinds} (pooling {mode!r}): use embedder.backend=sentence-transformers")
-    model = modules[0].auto_model.eval()
+    transformer: Any = modules[0]  # sentence-transformers' Transformer module
+    model = transformer.auto_model.eval()
 
     class Pooled(torch.nn.Module):
         def __init__(self) -> None:
@@ -159,8 +160,8 @@ def _export(model_path: str, folder: Path, dest: Path) -> None:
             mask = attention_mask.unsqueeze(-1).to(out.dtype)
             return (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
-    enc = modules[0].tokenizer(["an example", "a second, longer example text"], padding=True,
-                               return_tensors="pt")
+    enc = transformer.tokenizer(["an example", "a second, longer example text"], padding=True,
+                                return_tensors="pt")
     tmp = folder / f".{dest.name}.{os.getpid()}.tmp"
     log.info("exporting %s to ONNX at %s (once)", model_path, dest)
     import warnings

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,7 +62,7 @@ NO_SANDBOX = ("no sandbox for executed answers: bubblewrap (bwrap) is not instal
 
 def choose_isolation(wanted: str) -> str:
     """``auto`` -> bwrap, or an error naming the fix; an explicit choice must work here."""
-    checks = {"bwrap": bwrap_works, "unshare": unshare_works, "none": lambda: True}
+    checks: dict[str, Callable[[], bool]] = {"bwrap": bwrap_works, "unshare": unshare_works, "none": lambda: True}
     if wanted == "auto":
         if bwrap_works():
             return "bwrap"

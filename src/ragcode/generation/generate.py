@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
-from ragcode.generation.llm import LLM, Sampling, load_llm
+from ragcode.generation.llm import LLM, Sampling
 from ragcode.generation.parse import parse_answer
 from ragcode.generation.prompt import PromptTemplate, build_prompt, fit_to_tokens, load_template
-from ragcode.types import Candidate, Context
+from ragcode.types import Candidate, CandidateMetadata, Context
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +54,12 @@ def prepare_prompt(
     return messages, meta
 
 
-def to_candidate(answer: str, index: int, meta: dict[str, Any], **extra: Any) -> Candidate:
+def to_candidate(answer: str, index: int, meta: Mapping[str, Any], **extra: Any) -> Candidate:
     """A model's raw answer parsed into a ``Candidate`` carrying ``meta`` and ``extra``."""
     parsed = parse_answer(answer)
     return Candidate(text=answer, code=parsed.code, answer_type=parsed.answer_type, sample_index=index,
-                     metadata=dict(meta, fenced=parsed.fenced, fence_label=parsed.label, **extra))
+                     metadata=cast(CandidateMetadata, dict(meta, fenced=parsed.fenced, fence_label=parsed.label,
+                                                           **extra)))
 
 
 def sample_candidates(messages: list[dict[str, str]], meta: dict[str, Any], llm: LLM, n: int,

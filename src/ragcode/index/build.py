@@ -52,6 +52,14 @@ def _clean_stale(index_dir: Path, keep: set[str]) -> None:
         p.unlink(missing_ok=True)
 
 
+def _refuse_other_repo(old: Manifest, repo: Path, index_dir: Path) -> None:
+    """An index name already used for another repository is not silently swapped for this one."""
+    if old.repo and Path(old.repo).expanduser().resolve() != repo:
+        raise IndexStateError(
+            f"index {index_dir.name!r} at {index_dir} holds {old.repo}, not {repo}: give this "
+            f"repository another --name, or pass --rebuild to replace that index")
+
+
 def index_repo(
     path: str | Path,
     config: Config | str | Path | None = None,
@@ -88,6 +96,7 @@ def index_repo(
         old: Manifest | None = None
         if (index_dir / "manifest.json").exists() and not rebuild:
             old = read_manifest(index_dir, str(repo))
+            _refuse_other_repo(old, repo, index_dir)
         cfg = settle_config(cfg, old)  # embedder.backend auto -> the one this index uses
         if old is not None:
             check_embedder(index_dir, old, cfg.embedder)

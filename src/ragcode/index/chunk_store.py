@@ -123,7 +123,7 @@ class ChunkStore:
                 (c.id, c.path, c.kind, c.start_line, c.end_line, c.symbol, c.header, c.language,
                  c.text, json.dumps(c.metadata, sort_keys=True, default=str), c.content_hash),
             )
-            ids.append(int(cur.lastrowid))
+            ids.append(int(cur.lastrowid or 0))  # an INSERT always sets it
         return ids
 
     def set_metadata(self, cid: int, metadata: dict) -> None:

@@ -18,7 +18,7 @@ from ragcode.version import __version__
 from ragcode.config import Config
 from ragcode.errors import IndexStateError
 from ragcode.index.chunk_store import ChunkStore
-from ragcode.index.manifest import FORMAT_VERSION, Manifest
+from ragcode.index.manifest import FORMAT_VERSION, Counts, EmbedderInfo, Manifest
 from ragcode.index.plan import BuildPlan, chunking_key, embed_kinds, links_wanted
 from ragcode.index.progress import IndexSummary
 from ragcode.index.parallel import Prefetch, chunk_files, worker_count
@@ -206,15 +206,15 @@ def new_manifest(plan: BuildPlan, cfg: Config, summary: IndexSummary, files: dic
         generation=plan.generation,
         chunk_store=plan.chunk_store,
         vectors=plan.vectors if n_vectors else None,
-        embedder={"name": embedder_key(cfg.embedder), "dim": dim,
-                  "config": cfg.embedder.model_dump(mode="json")},
+        embedder=EmbedderInfo(name=embedder_key(cfg.embedder), dim=dim,
+                              config=cfg.embedder.model_dump(mode="json")),
         config_hash=cfg.hash(),
         section_hashes={"chunking": chunking_key(cfg), "embedder": cfg.section_hash("embedder")},
         links=links_wanted(cfg),
         config=cfg.to_dict(),
         files=files,
-        counts={"files": len(files), "chunks": n_chunks, "vectors": n_vectors,
-                "files_by_kind": summary.files_by_kind, "chunks_by_kind": summary.chunks_by_kind},
+        counts=Counts(files=len(files), chunks=n_chunks, vectors=n_vectors,
+                      files_by_kind=summary.files_by_kind, chunks_by_kind=summary.chunks_by_kind),
         skipped=summary.skipped,
         created_at=(old.created_at if old and old.created_at else now),
         updated_at=now,

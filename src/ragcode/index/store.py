@@ -7,9 +7,10 @@ the chunk store and FAISS agree; anything else raises ``IndexStateError`` saying
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, TypeAlias
 
 from ragcode.config import Config, EmbedderConfig
 from ragcode.errors import IndexStateError
@@ -188,12 +189,21 @@ class Index:
     def close(self) -> None:
         self._store.close()
 
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def __repr__(self) -> str:
         return (f"Index(name={self.name!r}, chunks={self.chunk_count}, vectors={self.vector_count}, "
                 f"embedder={self.manifest.embedder.name!r})")
 
 
-def load_index(name_or_path: str | Path, config: Config | None = None) -> Index:
+IndexRef: TypeAlias = "str | os.PathLike[str] | Index"  # an index name, its folder, or an open Index
+
+
+def load_index(name_or_path: IndexRef, config: Config | None = None) -> Index:
     """Open the index named ``name_or_path`` (under ``config.index.root``) or at that folder.
 
     With ``config``, its embedder must be the one the index was built with (``auto`` takes the
@@ -202,7 +212,7 @@ def load_index(name_or_path: str | Path, config: Config | None = None) -> Index:
     """
     if isinstance(name_or_path, Index):
         return name_or_path
-    return open_index_dir(resolve_index_dir(name_or_path, config), config)
+    return open_index_dir(resolve_index_dir(os.fspath(name_or_path), config), config)
 
 
 def open_index_dir(index_dir: Path, config: Config | None = None) -> Index:

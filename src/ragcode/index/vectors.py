@@ -103,7 +103,7 @@ class VectorIndex:
             allowed = np.asarray(sorted(set(int(i) for i in allowed_ids)), dtype=np.int64)
             if not len(allowed):
                 return []
-            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed))
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed))  # type: ignore[call-arg]  # SWIG kwargs
             k = min(k, len(allowed))
         k = min(k, self.ntotal)
         if k <= 0:

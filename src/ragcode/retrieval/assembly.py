@@ -9,7 +9,7 @@ into the budget.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from ragcode.config import ContextConfig
 from ragcode.retrieval.base import chunk_table
@@ -35,7 +35,7 @@ class ContextAssembler:
         offered = self.overview() + self.whole_sections(self.expand(hits))
         return pack(offered, self.settings, lookup=self.lookup, query=query)
 
-    def lookup(self, ids: Sequence[str]) -> list[Chunk]:
+    def lookup(self, ids: Iterable[str]) -> list[Chunk]:
         if self._by_id is None:
             self._by_id = {c.id: c for c in chunk_table(self.corpus)[1]}
         return [self._by_id[i] for i in ids if i in self._by_id]

@@ -83,6 +83,7 @@ class BM25Retriever(Retriever):
         q = code_tokens(query)
         if not q or not self._chunks:
             return np.zeros(len(self._chunks), dtype="float32")
+        assert self.model is not None  # built or loaded in __init__
         return self.model.get_scores(q)
 
     def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
@@ -99,7 +100,7 @@ class BM25Retriever(Retriever):
         k = min(k, len(self._chunks))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.lexsort((top, -scores[top]))]
-        hits = []
+        hits: list[Hit] = []
         for i in top:
             if not np.isfinite(scores[i]) or scores[i] <= 0.0:
                 continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 from ragcode.retrieval.base import Corpus, Filters, Retriever, chunk_table
@@ -16,7 +17,7 @@ class DenseRetriever(Retriever):
     name = "dense"
 
     def __init__(self, corpus: Corpus, config: Any = None):
-        self.corpus = corpus
+        self.corpus: Any = corpus  # a Corpus with vectors: search_vectors and embedder (an Index)
         ids, chunks = chunk_table(corpus)
         if ids is None:
             ids = list(range(len(chunks)))
@@ -46,7 +47,7 @@ class DenseRetriever(Retriever):
                 self._vectors.popitem(last=False)
         return [found[q] for q in queries]
 
-    def retrieve_many(self, queries: list[str], k: int,
+    def retrieve_many(self, queries: Sequence[str], k: int,
                       filters: Filters = Filters()) -> list[list[Hit]]:
         """One embedding call for several queries (sub-queries of one task)."""
         if not self._has_vectors:
@@ -62,7 +63,7 @@ class DenseRetriever(Retriever):
 
     def _hits(self, vec, k: int, allowed) -> list[Hit]:  # noqa: ANN001
         pairs = self.corpus.search_vectors(vec, k, allowed)
-        hits = []
+        hits: list[Hit] = []
         for cid, score in pairs:
             chunk = self._by_int.get(cid)
             if chunk is not None:

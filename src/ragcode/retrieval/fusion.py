@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ragcode.types import Hit
+from ragcode.types import Chunk, Hit
 
 
 def rrf(lists: Sequence[Sequence[Hit]], k: int = 60, weights: Sequence[float] | None = None,
@@ -12,7 +12,7 @@ def rrf(lists: Sequence[Sequence[Hit]], k: int = 60, weights: Sequence[float] | 
     """Reciprocal rank fusion: ``score(d) = sum_i w_i / (k + rank_i(d) + 1)`` (ranks 0-based)."""
     weights = list(weights) if weights is not None else [1.0] * len(lists)
     scores: dict[str, float] = {}
-    chunks = {}
+    chunks: dict[str, Chunk] = {}
     for w, hits in zip(weights, lists):
         for rank, hit in enumerate(hits):
             cid = hit.chunk.id
@@ -36,7 +36,7 @@ def weighted(lists: Sequence[Sequence[Hit]], weights: Sequence[float],
     if len(weights) != len(lists):
         raise ValueError(f"weighted fusion got {len(lists)} lists but {len(weights)} weights")
     scores: dict[str, float] = {}
-    chunks = {}
+    chunks: dict[str, Chunk] = {}
     for w, hits in zip(weights, lists):
         for cid, s in _minmax(hits).items():
             scores[cid] = scores.get(cid, 0.0) + w * s

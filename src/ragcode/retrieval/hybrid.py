@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ragcode.retrieval.base import Corpus, Filters, Retriever
@@ -23,7 +24,7 @@ class HybridRetriever(Retriever):
     def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
         return self.retrieve_many([query], k, filters)[0]
 
-    def retrieve_many(self, queries: list[str], k: int,
+    def retrieve_many(self, queries: Sequence[str], k: int,
                       filters: Filters = Filters()) -> list[list[Hit]]:
         n = max(k, self.cfg.candidates)
         dense = self.dense.retrieve_many(queries, n, filters)

@@ -349,7 +349,7 @@ def pack(
         links = hit.chunk.metadata.get("cli_links") \
             if settings.pair_cli_tables and rank < pair_top else None
         if links and lookup is not None:
-            for linked in lookup([l for l in links if l not in seen]):
+            for linked in lookup([link for link in links if link not in seen]):
                 if pair_chars and len(linked.text) > pair_chars:  # the first flags only
                     cut = _cut(linked, pair_chars, count_chars)
                     if cut is None:

@@ -11,6 +11,7 @@ writer (with Ray: on storage the driver shares, see docs/scale.md).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -98,7 +99,7 @@ def run_cells_in_parallel(todo: Sequence[tuple[Any, str, str]], job: CellJob, re
     if bar is not None:
         bar.start(len(todo))
 
-    def on_done(done: Done, batch: list) -> None:
+    def on_done(batch: list, done: Done) -> None:
         cell, ckey, rkey = batch[done.tag]
         if done.lost:
             lost.append(f"{cell.name} ({done.lost}, {done.attempts} time(s))")
@@ -118,7 +119,7 @@ def run_cells_in_parallel(todo: Sequence[tuple[Any, str, str]], job: CellJob, re
         for batch, last in ((first, not rest), (rest, True)):
             if batch:
                 items = ((i, (c, k, store.load_retrieval(r))) for i, (c, k, r) in enumerate(batch))
-                fan_out(pool, items, lambda d, b=batch: on_done(d, b), close=last)
+                fan_out(pool, items, functools.partial(on_done, batch), close=last)
     finally:
         if bar is not None:
             bar.stop()

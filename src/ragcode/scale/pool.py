@@ -25,7 +25,7 @@ import multiprocessing
 import signal
 import threading
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
@@ -249,7 +249,7 @@ def fan_out(pool: Pool, items: Iterable[tuple[Any, Any]], on_done: Callable[[Don
     payloads are taken from ``items`` before their results are in. The pool is closed at the
     end unless ``close`` is false (and always on an error)."""
     limit = pool.slots + (pool.slots if ahead is None else ahead) if pool.slots > 1 else 1
-    source = iter(items)
+    source: Iterator[tuple[Any, Any]] | None = iter(items)
     inflight: dict[Any, list[Any]] = {}  # tag -> [payload, attempts]
     error: BaseException | None = None
     try:

@@ -18,6 +18,7 @@ import collections
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from ragcode.errors import ConfigError, RagcodeError
@@ -69,7 +70,7 @@ class _Actor:
 
     def __init__(self, factory: Factory):
         self._factory = factory
-        self._handler = None
+        self._handler: Callable[[Any], Any] | None = None
 
     def pid(self) -> int:
         return os.getpid()

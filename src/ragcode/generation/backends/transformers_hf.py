@@ -28,12 +28,12 @@ import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ragcode.errors import ModelUnavailableError
 from ragcode.generation.backends.devices import pick_device, pick_dtype
 from ragcode.generation.llm import Message, Sampling
-from ragcode.generation.models import is_gguf, resolve_model
+from ragcode.generation.models import human_size, is_gguf, notice, resolve_model
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,8 @@ class TransformersLLM:
                 source = str(converted)  # dequantised once before: plain safetensors, fast to load
             else:
                 source, kwargs["gguf_file"] = str(Path(where).parent), Path(where).name
+                notice(f"converting {Path(where).name} ({human_size(Path(where).stat().st_size)}) for "
+                       f"transformers into {converted} - first use only, may take minutes")
                 load_dtype = torch.float32  # the kept copy is float32, whatever this run uses
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
@@ -107,7 +109,7 @@ class TransformersLLM:
             torch.manual_seed(sampling.seed)
             out = self.model.generate(input_ids=input_ids, **gen_kwargs)
         start = len(ids)
-        texts = [self.tokenizer.decode(seq[start:], skip_special_tokens=True) for seq in out]
+        texts = [cast(str, self.tokenizer.decode(seq[start:], skip_special_tokens=True)) for seq in out]
         if greedy:
             texts = texts * n
         return [_cut_at_stop(t, sampling.stop) for t in texts]
@@ -174,7 +176,8 @@ def _save_converted(model: Any, tokenizer: Any, target: Path) -> None:
         if target.exists():
             shutil.rmtree(target)
         os.replace(tmp, target)
-        log.info("kept the converted model in %s", target)
+        size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
+        notice(f"kept the converted model ({human_size(size)}) in {target}")
     except (OSError, ValueError) as exc:  # a cache is an optimisation: never fail the load for it
         log.warning("could not keep the converted model in %s: %s", target, exc)
         if tmp is not None:

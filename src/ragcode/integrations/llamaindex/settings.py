@@ -31,7 +31,7 @@ class RagcodeEmbedding(BaseEmbedding):
         embedder = embedder or EmbedderConfig()
         kwargs.setdefault("model_name", f"ragcode:{embedder.model}")
         kwargs.setdefault("embed_batch_size", embedder.batch_size)
-        super().__init__(embedder=embedder, **kwargs)
+        super().__init__(embedder=embedder, **kwargs)  # type: ignore[call-arg]  # this class's pydantic field
 
     @classmethod
     def class_name(cls) -> str:
