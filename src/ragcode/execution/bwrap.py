@@ -43,6 +43,10 @@ ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "loc
 SRC = "/ragcode/src"
 STAGE = "/ragcode/stage"
 WORK = "/tmp/ragcode"
+# How a bash answer runs: read from its file by the shell itself, then evaluated like ``bash -c``
+# would ($0 stays "bash"). A process argument cannot carry a NUL byte nor more than 128 KiB in
+# one string; a file can (the shell drops NUL bytes with a warning, as it does in a script).
+RUN_BASH = 'eval "$(< {path})"'
 # capabilities kept inside bwrap: none, or just enough for setpriv to switch to the sandbox uid
 # (which then execs with none); bwrap also sets no_new_privs, so setuid binaries stay inert
 CAPS_NONE = ["--cap-drop", "ALL"]
@@ -187,6 +191,15 @@ class View:
         return [*args, "--chdir", chdir, "--", *inner]
 
 
+def answer_bytes(code: str) -> bytes:
+    """The answer as the bytes of its file: UTF-8, undecodable input kept as it came
+    (surrogate escapes), a lone surrogate that no encoding can carry replaced."""
+    try:
+        return code.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return code.encode("utf-8", "replace")
+
+
 def write_accounts(stage: Path, uid: int) -> None:
     """The sandbox's own /etc/passwd and /etc/group: root, nobody and the answer's uid."""
     home = f"{WORK}/home"
@@ -198,9 +211,11 @@ def write_accounts(stage: Path, uid: int) -> None:
 # Runs inside the sandbox as the answer's uid: copy the repository onto the bounded tmpfs, say
 # "ready" on the report fd (the answer's time starts then), run the answer with that fd closed,
 # then report the tmpfs usage so a full disk is seen even when the answer hides the error.
-# Run with bash (dash takes no fd number above 9): $1 task path, $2 bash|python, $3 bash code, $4 report fd.
+# Run with bash (dash takes no fd number above 9): $1 task path, $2 bash|python, $3 unused, $4 report fd.
+# The answer itself is always read from /ragcode/stage/answer, never passed as an argument.
 START_SCRIPT = r"""set -u
 W=/tmp/ragcode
+RUN_BASH='@RUN_BASH@'
 FD=$4
 mkdir -p "$W/home" "$W/tmp" "$W/repo" || exit 125
 if ! cp -R -P --preserve=mode,timestamps,links /ragcode/src/. "$W/repo/" 2>"$W/copy.err"; then
@@ -214,9 +229,9 @@ if [ "$2" = python ]; then
   cp /ragcode/stage/answer temp.py || exit 125
   eval "python temp.py $FD>&-"
 else
-  eval "bash -c \"\$3\" $FD>&-"
+  eval "bash -c '$RUN_BASH' $FD>&-"
 fi
 rc=$?
 eval "df -Pk /tmp | tail -n 1 >&$FD"
 exit $rc
-"""
+""".replace("@RUN_BASH@", RUN_BASH.format(path=f"{STAGE}/answer"))

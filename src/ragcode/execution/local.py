@@ -26,6 +26,7 @@ import os
 import resource
 import secrets
 import select
+import shlex
 import shutil
 import subprocess
 import sys
@@ -35,8 +36,8 @@ from typing import TYPE_CHECKING
 
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
-from ragcode.execution.bwrap import (START_SCRIPT, STAGE, WORK, View, bwrap_works, unshare_works,
-                                     write_accounts)
+from ragcode.execution.bwrap import (RUN_BASH, START_SCRIPT, STAGE, WORK, View, answer_bytes, bwrap_works,
+                                     unshare_works, write_accounts)
 from ragcode.execution import gpus
 from ragcode.execution.cgroup import PidsCgroup
 from ragcode.execution.procs import find_survivors, kill_tree
@@ -190,6 +191,8 @@ class LocalExecutor:
             return infra(f"repository {repo} is not a directory; place the checkout there "
                          "(see `ragcode mlbench prepare`) or fix --repos")
         rel = (spec.workdir or ".").lstrip("/") or "."
+        if "\0" in rel:
+            return infra(f"task path {spec.workdir!r} holds a NUL byte")
         cwd = (repo / rel).resolve()
         if cwd != repo.resolve() and repo.resolve() not in cwd.parents:
             return infra(f"task path {spec.workdir!r} leaves the repository")
@@ -219,8 +222,7 @@ class LocalExecutor:
             _write_shims(stage / "bin", interp)
             write_accounts(stage, uid if uid is not None else os.geteuid())
             (stage / "start.sh").write_text(START_SCRIPT)
-            if spec.mode == "python":
-                (stage / "answer").write_text(spec.code, encoding="utf-8")
+            (stage / "answer").write_bytes(answer_bytes(spec.code))
             for p in stage.iterdir():
                 if p.is_file():
                     p.chmod(0o644)
@@ -228,8 +230,7 @@ class LocalExecutor:
             view = View(interp, list(self.config.ro_paths), size + size // 100 + MB, self.config.network,
                         uid is not None, repo, stage, self.gpu_nodes)
             r, w = os.pipe()
-            inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode,
-                     spec.code if spec.mode == "bash" else "", str(w)]
+            inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode, "", str(w)]
             argv = view.argv(self._as_uid(inner, uid))
             env = self._env(f"{STAGE}/bin", f"{WORK}/home", f"{WORK}/tmp")
             return self._spawn(argv, Path("/"), env, logdir, spec, uid, iso, report=(r, w))
@@ -243,13 +244,15 @@ class LocalExecutor:
         for d in (home, tmp, logdir):
             d.mkdir()
         logdir.chmod(0o700)
+        answer = cwd / "temp.py" if spec.mode == "python" else root / "answer"
+        answer.write_bytes(answer_bytes(spec.code))
+        answer.chmod(0o644)
         if spec.mode == "python":
-            (cwd / "temp.py").write_text(spec.code, encoding="utf-8")
             inner = [str(bindir / "python"), "temp.py"]
-        else:
-            inner = ["bash", "-c", spec.code]
+        else:  # never the answer itself as an argument (NUL bytes, 128 KiB per argument)
+            inner = ["bash", "-c", RUN_BASH.format(path=shlex.quote(str(answer)))]
         if uid is not None:
-            for p in (home, tmp, *([cwd / "temp.py"] if spec.mode == "python" else [])):
+            for p in (home, tmp, answer):
                 os.chown(p, uid, uid)
         if self.mode == "unshare" and not self.config.network:
             inner = ["unshare", "-n", "--", *self._as_uid(inner, uid)]
