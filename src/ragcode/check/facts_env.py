@@ -17,7 +17,6 @@ import importlib.util
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -111,16 +110,20 @@ def _env_modules_cached(interpreter: str, names: tuple[str, ...]) -> dict[str, b
     if not names:
         return {}
     if interpreter in ("", sys.executable):
-        return {n: importlib.util.find_spec(n) is not None for n in names}
+        return {n: importlib.util.find_spec(n.split(".")[0]) is not None for n in names}
+    from ragcode.execution.probe import ask_interpreter
+
     code = ("import importlib.util,json,sys;print(json.dumps({n: importlib.util.find_spec(n) is not None "
-            "for n in sys.argv[1:]}))")
+            "for n in json.load(sys.stdin)}))")
+    # top-level names only: finding ``a.b`` would import (run) ``a``
+    proc = ask_interpreter(interpreter, code, json.dumps([n.split(".")[0] for n in names]))
     try:
-        proc = subprocess.run([interpreter, "-c", code, *names], capture_output=True, text=True, timeout=60)
-        return json.loads(proc.stdout)
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+        found = json.loads(proc.stdout) if proc is not None else None
+    except json.JSONDecodeError:
+        found = None
+    if not isinstance(found, dict):
         return {n: True for n in names}  # cannot tell: do not blame the answer
-
-
+    return {n: bool(found.get(n.split(".")[0], True)) for n in names}
 
 
 def env_has_modules(interpreter: str, names: tuple[str, ...] | list[str]) -> dict[str, bool]:

@@ -99,12 +99,16 @@ def system_binds() -> list[str]:
 @functools.cache
 def interpreter_prefixes(interpreter: str) -> tuple[str, ...]:
     """The folders a Python interpreter needs (its venv, its base installation), asked of it
-    once; the interpreter's own folder when it cannot be asked."""
+    once; the interpreter's own folder when it cannot be asked. Asked with ``-I -S`` from ``/``:
+    nothing of the current folder nor of the environment's ``site`` runs outside the sandbox
+    (the venv, which only ``site`` would report, is found by its ``pyvenv.cfg`` instead)."""
     code = ("import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix, "
             "sys.exec_prefix, sys.base_exec_prefix]))")
-    paths = {str(Path(interpreter).absolute().parent), str(Path(interpreter).resolve().parent)}
+    here = {Path(interpreter).absolute().parent, Path(interpreter).resolve().parent}
+    paths = {str(p) for p in here} | {str(p.parent) for p in here if (p.parent / "pyvenv.cfg").is_file()}
     try:
-        proc = subprocess.run([interpreter, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+        proc = subprocess.run([interpreter, "-I", "-S", "-c", code], capture_output=True, text=True,
+                              timeout=60, cwd="/")
         if proc.returncode == 0:
             found = json.loads(proc.stdout)
             paths.add(str(Path(found[0]).resolve().parent))

@@ -83,10 +83,10 @@ def usable_by_other_uid(interpreter: str, uid: int, bwrap: bool = False) -> bool
     Probed through ``sh``: setpriv itself execs with capabilities still effective.
     """
     inner = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *_SETPRIV_DROP,
-             "--", "sh", "-c", 'exec "$0" -c pass', interpreter]
+             "--", "sh", "-c", 'exec "$0" -I -c pass', interpreter]
     argv = View(interpreter, switch_uid=True).argv(inner) if bwrap else inner
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=60)
+        proc = subprocess.run(argv, capture_output=True, timeout=60, cwd="/")
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
