@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ragcode.agent.schema import Observation, Param, Tool, ToolCallError
-from ragcode.errors import ConfigError
+from ragcode.errors import ConfigError, RepoPathError
+from ragcode.fileio import inside_repo
 from ragcode.registry import Registry
 
 _SKIP = {".git", "__pycache__", ".hg", ".svn"}
@@ -53,14 +54,10 @@ class AgentEnv:
 
     def resolve(self, path: str) -> tuple[Path, str]:
         """``(absolute path, repository-relative path)``, or a refusal when it leaves the repository."""
-        raw = str(path).strip() or "."
         try:
-            full = (self.repo_dir / raw).resolve()
-        except (OSError, ValueError, RuntimeError) as exc:
-            raise ToolCallError(f"bad path {raw!r}: {exc}") from None
-        if full != self.repo_dir and self.repo_dir not in full.parents:
-            raise ToolCallError(f"refused: {raw!r} is outside the repository; paths are relative "
-                                "to the repository root")
+            full = inside_repo(self.repo_dir, path)
+        except RepoPathError as exc:
+            raise ToolCallError(str(exc)) from None
         return full, full.relative_to(self.repo_dir).as_posix() or "."
 
     def check_context(self) -> Any:

@@ -29,6 +29,8 @@ from ragcode.check import WARNING, CheckContext, Finding
 from ragcode.check.args import match_args
 from ragcode.check.facts import module_file, read_text, script_flags, scripts_near
 from ragcode.chunking.scripts.flags import Flag
+from ragcode.errors import RepoPathError
+from ragcode.fileio import inside_repo
 from ragcode.shell import PYTHON, ScriptCall, logical_lines, parse_command, split_commands, split_prefix
 
 
@@ -152,8 +154,17 @@ def _runs(call: ScriptCall, cwd: Path, repo: Path) -> Path | None:
             main = path.parent / "__main__.py"
             path = main if main.is_file() else path
         return path
-    path = Path(call.target) if call.target.startswith("/") else cwd / call.target
-    return path if path.is_file() else None
+    path = outside_or_inside(call.target, cwd, repo)
+    return path if path is not None and path.is_file() else None
+
+
+def outside_or_inside(target: str, cwd: Path, repo: Path) -> Path | None:
+    """The file ``target`` names from ``cwd``, kept inside the repository; None when it leaves
+    it (the checks never read, nor tell the existence of, a file outside)."""
+    try:
+        return inside_repo(repo, target, cwd)
+    except RepoPathError:
+        return None
 
 
 class BashChecker:
@@ -204,6 +215,9 @@ class BashChecker:
                 return [Finding(self.name, "unknown-module",
                                 f"python -m {call.target}: no such module in the repository or the environment{hint}",
                                 line=line, target=call.target, suggestion=script)]
+        elif step.path is None and outside_or_inside(call.target, cwd, repo) is None:
+            return [Finding(self.name, "outside-repo", f"{call.target} is outside the repository; the checks "
+                            "read only the repository's files", severity=WARNING, line=line, target=call.target)]
         elif step.path is None:
             near = closest_script(call.target, cwd, repo)
             hint = f"; did you mean {near}?" if near else ""

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from ragcode.chunking.scripts.flags import Flag
 from ragcode.chunking.scripts.table import declared_flags
+from ragcode.errors import RepoPathError
+from ragcode.fileio import inside_repo
 
 RUNNABLE = (".py", ".sh")
 _SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv"}
@@ -84,14 +86,27 @@ def module_file(name: str, roots: list[Path]) -> Path | None:
     """``pkg.mod`` -> ``ROOT/pkg/mod.py`` or ``ROOT/pkg/mod/__init__.py`` for the first root
     that has it."""
     parts = name.split(".")
+    if not all(parts):
+        return None
     for root in roots:
         base = Path(root).joinpath(*parts)
         for cand in (base.with_suffix(".py"), base / "__init__.py", base / "__main__.py"):
-            if cand.is_file():
+            if cand.is_file() and _within(cand, roots):
                 return cand
-        if base.is_dir():  # a namespace package
+        if base.is_dir() and _within(base, roots):  # a namespace package
             return base
     return None
+
+
+def _within(path: Path, roots: list[Path]) -> bool:
+    """Does ``path`` (links followed) stay inside one of ``roots``, all inside the repository?"""
+    for root in roots:
+        try:
+            inside_repo(root, path)
+            return True
+        except RepoPathError:
+            continue
+    return False
 
 
 def module_symbols(path: Path) -> frozenset[str] | None:
