@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import resource
 import secrets
 import select
 import shlex
@@ -40,6 +39,7 @@ from ragcode.execution.bwrap import (RUN_BASH, START_SCRIPT, STAGE, WORK, View, 
                                      unshare_works, write_accounts)
 from ragcode.execution import gpus
 from ragcode.execution.cgroup import PidsCgroup
+from ragcode.execution.limits import apply_rlimits, check_limits
 from ragcode.execution.procs import find_survivors, kill_tree
 from ragcode.execution.scratch import marked_dir, scratch_copy, sweep_dead_owners, tmpfs_bytes, tree_bytes
 
@@ -119,6 +119,7 @@ class LocalExecutor:
 
         self.config = config or ExecutionConfig()
         self.mode = choose_isolation(self.config.isolation)
+        check_limits(self.config, disk_in_memory=self.mode == "bwrap")
         base = self.config.scratch_dir
         if base and not Path(base).is_dir():
             raise ExecutionError(f"execution.scratch_dir {base} is not a directory; create it or leave it empty")
@@ -279,14 +280,6 @@ class LocalExecutor:
         env.update(self.config.env)
         return env
 
-    def _limits(self) -> None:  # runs in the child between fork and exec
-        c = self.config
-        resource.setrlimit(resource.RLIMIT_CPU, (c.cpu_s, c.cpu_s))
-        resource.setrlimit(resource.RLIMIT_AS, (c.memory_mb * MB, c.memory_mb * MB))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (c.file_mb * MB, c.file_mb * MB))
-        resource.setrlimit(resource.RLIMIT_NPROC, (c.max_procs, c.max_procs))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
     def _spawn(self, argv: list[str], cwd: Path, env: dict[str, str], logdir: Path, spec: ExecSpec,
                uid: int | None, iso: str, report: tuple[int, int] | None = None,
                watch: tuple[Path, int] | None = None) -> ExecResult:
@@ -299,7 +292,7 @@ class LocalExecutor:
         def child_setup() -> None:  # in the child, between fork and exec
             if cgroup is not None:
                 cgroup.enter()
-            self._limits()
+            apply_rlimits(self.config)
 
         timed_out, code, disk_full, infra, duration = False, None, False, "", 0.0
         try:
