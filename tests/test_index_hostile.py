@@ -239,3 +239,39 @@ def test_garbage_chunk_columns_are_a_corrupt_error(env, cli) -> None:  # noqa: A
     db.close()
     line = _one_line_error(cli("search", "d", "train", *sets))
     assert "wrong type" in line and "--rebuild" in line
+
+
+def _wrong_shapes(cache: Path, how: str) -> None:
+    """Overwrite a BM25 cache with well-formed files of the wrong shape."""
+    import bm25s
+    import numpy as np
+
+    if how == "other-corpus":  # a whole, consistent model of another (smaller) corpus
+        other = bm25s.BM25()
+        other.index([["x", "y"], ["z"]], show_progress=False)
+        other.save(str(cache))
+    elif how == "vocab-beyond-matrix":  # the issue's case: token ids past the matrix's columns
+        vocab = json.loads((cache / "vocab.index.json").read_text())
+        (cache / "vocab.index.json").write_text(json.dumps({t: i + 10_000 for t, i in vocab.items()}))
+    else:  # "short-indptr": a column index that stops early
+        indptr = np.load(cache / "indptr.csc.index.npy")
+        np.save(cache / "indptr.csc.index.npy", indptr[:2])
+
+
+@pytest.mark.parametrize("how", ["other-corpus", "vocab-beyond-matrix", "short-indptr"])
+def test_bm25_cache_of_wrong_shaped_arrays_is_rebuilt(env, cli, how) -> None:  # noqa: ANN001
+    repo, out, cfg, sets = env
+    _build(cli, repo, out, sets)
+    first = cli("search", "d", "epochs", *sets)
+    assert first.exit_code == 0 and "train.py" in first.output, first.output
+    caches = [p for p in (out / "d" / "bm25").iterdir() if not p.name.startswith(".")]
+    assert len(caches) == 1
+    _wrong_shapes(caches[0], how)
+    again = cli("search", "d", "epochs", *sets)
+    assert again.exit_code == 0 and "Traceback" not in again.output, again.output
+    assert "train.py" in again.output
+    from ragcode.retrieval.bm25 import BM25Retriever, cache_problem
+
+    rebuilt = BM25Retriever(load_index("d", cfg), cfg)  # the rebuilt cache is whole again
+    assert cache_problem(rebuilt.model, len(rebuilt.chunks)) == ""
+    assert [p for p in (out / "d" / "bm25").iterdir() if not p.name.startswith(".")] == caches
