@@ -45,3 +45,35 @@ def test_nul_byte_in_bash_answer_is_scored(tmp_path):
     assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr[-2000:]
     report = json.loads(res.stdout)
     assert report["n"] == 1 and report["pass@1"] == 1.0, {k: report[k] for k in report if k != "isolation"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_huge_output_never_lands_on_the_host_disk(repo, mode, tmp_path):  # noqa: F811
+    """200 MB on stdout and stderr: kept as 4 KB tails, never written to a log file of the host
+    (it was 1 GB per answer in the host's /tmp, outside the disk cap)."""
+    import threading
+
+    from ragcode.execution.scratch import tree_bytes
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    peak, stop = [0], threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], tree_bytes(scratch))
+            stop.wait(0.05)
+
+    watcher = threading.Thread(target=sample)
+    watcher.start()
+    try:
+        res = run(executor(mode, scratch_dir=str(scratch), disk_mb=20), repo,
+                  "head -c 100000000 /dev/zero | tr '\\0' o; head -c 100000000 /dev/zero | tr '\\0' e >&2; "
+                  "echo END; echo END >&2", timeout=60)
+    finally:
+        stop.set()
+        watcher.join()
+    assert res.exit_code == 0 and not res.limit_hit, (res.infra_error, res.stderr[-300:])
+    assert res.stdout.endswith("END\n") and res.stderr.endswith("END\n")
+    assert len(res.stdout) <= 4000 and len(res.stderr) <= 4000
+    assert peak[0] < 20 * 1024 * 1024

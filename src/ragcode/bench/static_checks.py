@@ -13,12 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib.util
-import json
-import os
 import re
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -47,6 +47,9 @@ WORK = "/tmp/ragcode"
 # would ($0 stays "bash"). A process argument cannot carry a NUL byte nor more than 128 KiB in
 # one string; a file can (the shell drops NUL bytes with a warning, as it does in a script).
 RUN_BASH = 'eval "$(< {path})"'
+# The same from a file the parent opened (a scratch folder under a 0700 parent is not reachable
+# by path for the answer's uid); the descriptor is closed before the answer runs.
+RUN_BASH_FD = 'eval "$(< /dev/fd/{fd})" {fd}<&-'
 # capabilities kept inside bwrap: none, or just enough for setpriv to switch to the sandbox uid
 # (which then execs with none); bwrap also sets no_new_privs, so setuid binaries stay inert
 CAPS_NONE = ["--cap-drop", "ALL"]

@@ -24,8 +24,6 @@ import functools
 import logging
 import os
 import secrets
-import select
-import shlex
 import shutil
 import subprocess
 import sys
@@ -35,22 +33,21 @@ from typing import TYPE_CHECKING
 
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
-from ragcode.execution.bwrap import (RUN_BASH, START_SCRIPT, STAGE, WORK, View, answer_bytes, bwrap_works,
+from ragcode.execution.bwrap import (RUN_BASH_FD, START_SCRIPT, STAGE, WORK, View, answer_bytes, bwrap_works,
                                      unshare_works, write_accounts)
 from ragcode.execution import gpus
 from ragcode.execution.cgroup import PidsCgroup
 from ragcode.execution.limits import apply_rlimits, check_limits
 from ragcode.execution.procs import find_survivors, kill_tree
 from ragcode.execution.scratch import marked_dir, scratch_copy, sweep_dead_owners, tmpfs_bytes, tree_bytes
+from ragcode.execution.watch import Bounds, Tail, ready, tmpfs_full, wait_answer
 
 if TYPE_CHECKING:
     from ragcode.config import ExecutionConfig
 
 log = logging.getLogger(__name__)
 
-TAIL_CHARS = 4000
 MB = 1024 * 1024
-COPY_TIMEOUT_S = 300.0  # copying the repository into the sandbox, before the answer's clock starts
 DISK_FULL = "No space left on device"
 _WARNED: set[str] = set()
 _SETPRIV_DROP = ["--bounding-set=-all", "--inh-caps=-all"]
@@ -90,17 +87,6 @@ def usable_by_other_uid(interpreter: str, uid: int, bwrap: bool = False) -> bool
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
-
-
-def _tail(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - TAIL_CHARS))
-            return fh.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def _write_shims(bindir: Path, interp: str) -> None:
@@ -216,9 +202,8 @@ class LocalExecutor:
     def _run_bwrap(self, spec: ExecSpec, repo: Path, rel: str, uid: int | None, interp: str,
                    iso: str) -> ExecResult:
         with marked_dir(self.config.scratch_dir or None) as root:
-            stage, logdir = root / "stage", root / "log"
+            stage = root / "stage"
             stage.mkdir(mode=0o755)
-            logdir.mkdir(mode=0o700)
             root.chmod(0o711)
             _write_shims(stage / "bin", interp)
             write_accounts(stage, uid if uid is not None else os.geteuid())
@@ -234,34 +219,36 @@ class LocalExecutor:
             inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode, "", str(w)]
             argv = view.argv(self._as_uid(inner, uid))
             env = self._env(f"{STAGE}/bin", f"{WORK}/home", f"{WORK}/tmp")
-            return self._spawn(argv, Path("/"), env, logdir, spec, uid, iso, report=(r, w))
+            return self._spawn(argv, Path("/"), env, spec, uid, iso, report=(r, w))
 
     def _run_host(self, spec: ExecSpec, work: Path, rel: str, uid: int | None, interp: str,
                   iso: str) -> ExecResult:
         root = work.parent
         cwd = work / rel
-        bindir, home, tmp, logdir = root / "bin", root / "home", root / "tmp", root / "log"
+        bindir, home, tmp = root / "bin", root / "home", root / "tmp"
         _write_shims(bindir, interp)
-        for d in (home, tmp, logdir):
+        for d in (home, tmp):
             d.mkdir()
-        logdir.chmod(0o700)
         answer = cwd / "temp.py" if spec.mode == "python" else root / "answer"
         answer.write_bytes(answer_bytes(spec.code))
         answer.chmod(0o644)
-        if spec.mode == "python":
-            inner = [str(bindir / "python"), "temp.py"]
-        else:  # never the answer itself as an argument (NUL bytes, 128 KiB per argument)
-            inner = ["bash", "-c", RUN_BASH.format(path=shlex.quote(str(answer)))]
         if uid is not None:
             for p in (home, tmp, answer):
                 os.chown(p, uid, uid)
+        fd = os.open(answer, os.O_RDONLY) if spec.mode == "bash" else None
+        # never the answer itself as an argument (NUL bytes, 128 KiB per argument)
+        inner = [str(bindir / "python"), "temp.py"] if fd is None else ["bash", "-c", RUN_BASH_FD.format(fd=fd)]
         if self.mode == "unshare" and not self.config.network:
             inner = ["unshare", "-n", "--", *self._as_uid(inner, uid)]
         else:
             inner = self._as_uid(inner, uid)
         env = self._env(str(bindir), str(home), str(tmp))
         limit = tree_bytes(root) + self.config.disk_mb * MB
-        return self._spawn(inner, cwd, env, logdir, spec, uid, iso, watch=(root, limit))
+        try:
+            return self._spawn(inner, cwd, env, spec, uid, iso, disk=(root, limit), keep_fds=(fd,) if fd else ())
+        finally:
+            if fd is not None:
+                os.close(fd)
 
     def _as_uid(self, inner: list[str], uid: int | None) -> list[str]:
         if uid is not None:
@@ -280,13 +267,14 @@ class LocalExecutor:
         env.update(self.config.env)
         return env
 
-    def _spawn(self, argv: list[str], cwd: Path, env: dict[str, str], logdir: Path, spec: ExecSpec,
+    def _spawn(self, argv: list[str], cwd: Path, env: dict[str, str], spec: ExecSpec,
                uid: int | None, iso: str, report: tuple[int, int] | None = None,
-               watch: tuple[Path, int] | None = None) -> ExecResult:
+               disk: tuple[Path, int] | None = None, keep_fds: tuple[int, ...] = ()) -> ExecResult:
         """Start ``argv``, wait for the sandbox to be ready (``report``: the start script's fd),
-        give the answer its timeout, then kill everything it left. ``watch``: a host folder whose
-        size must stay under a limit (the disk cap where no tmpfs bounds it)."""
-        out_path, err_path = logdir / "stdout", logdir / "stderr"
+        give the answer its timeout, then kill everything it left. ``disk``: a host folder whose
+        size must stay under a limit (the disk cap where no tmpfs bounds it). The answer's
+        output goes to pipes whose tails are kept (``ragcode.execution.watch.Tail``): no log
+        file, so nothing of it lands outside the answer's own disk bound."""
         cgroup = PidsCgroup.create(self.config.max_procs) if self.cgroups else None
 
         def child_setup() -> None:  # in the child, between fork and exec
@@ -294,92 +282,57 @@ class LocalExecutor:
                 cgroup.enter()
             apply_rlimits(self.config)
 
-        timed_out, code, disk_full, infra, duration = False, None, False, "", 0.0
+        timed_out, code, limit, infra, duration = False, None, "", "", 0.0
         try:
-            with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
-                # drain_stdout=False: a pipe nobody reads, exactly like the official harness
-                stdout = out_fh if spec.drain_stdout else subprocess.PIPE
-                try:
-                    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                            stdout=stdout, stderr=err_fh, start_new_session=True,
-                                            preexec_fn=child_setup, pass_fds=report[1:] if report else ())
-                except OSError as exc:
-                    return ExecResult(None, False, iso, infra_error=f"cannot start {argv[0]}: {exc}")
-                finally:
-                    if report:
-                        os.close(report[1])
-                reader = os.fdopen(report[0], "rb") if report else None
-                try:
-                    if reader is not None and not _ready(reader, proc):
-                        infra = "the sandbox did not start"
-                    else:
-                        start = time.monotonic()
-                        code, timed_out, disk_full = _wait(proc, spec.timeout_s, watch)
-                        duration = time.monotonic() - start
-                    survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
-                    if cgroup is not None:
-                        survivors.update(cgroup.pids())
-                        cgroup.kill_all()
-                    kill_tree(proc.pid, uid)
-                    proc.wait()
-                    if reader is not None:
-                        disk_full = disk_full or _tmpfs_full(reader.read().decode("utf-8", "replace"))
-                finally:
-                    if reader is not None:
-                        reader.close()
-                    if proc.stdout is not None:
-                        proc.stdout.close()
+            try:
+                proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                        preexec_fn=child_setup, pass_fds=(*keep_fds, *report[1:]) if report else keep_fds)
+            except OSError as exc:
+                return ExecResult(None, False, iso, infra_error=f"cannot start {argv[0]}: {exc}")
+            finally:
+                if report:
+                    os.close(report[1])
+            # drain_stdout=False: a pipe nobody reads, exactly like the official harness
+            assert proc.stdout is not None and proc.stderr is not None
+            out = Tail(proc.stdout) if spec.drain_stdout else None
+            err = Tail(proc.stderr)
+            reader = os.fdopen(report[0], "rb") if report else None
+            try:
+                if reader is not None and not ready(reader, proc):
+                    infra = "the sandbox did not start"
+                else:
+                    start = time.monotonic()
+                    code, timed_out, limit = wait_answer(proc, spec.timeout_s, Bounds(disk=disk))
+                    duration = time.monotonic() - start
+                survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
+                if cgroup is not None:
+                    survivors.update(cgroup.pids())
+                    cgroup.kill_all()
+                kill_tree(proc.pid, uid)
+                proc.wait()
+                if reader is not None and tmpfs_full(reader.read().decode("utf-8", "replace")):
+                    limit = limit or "disk"
+            finally:
+                if reader is not None:
+                    reader.close()
+                stdout = out.text() if out is not None else ""
+                stderr = err.text()
+                for tail in (out, err):
+                    if tail is not None:
+                        tail.close()
+                if out is None:
+                    proc.stdout.close()
         finally:
             if cgroup is not None:
                 cgroup.remove()
-        stderr = _tail(err_path)
         first = stderr.strip().splitlines()[0] if stderr.strip() else f"exit code {proc.returncode}"
         if infra or (code not in (None, 0) and stderr.lstrip().startswith(
                 ("bwrap:", "setpriv:", "unshare:", "ragcode-sandbox:"))):
             code, timed_out = None, False
             infra = f"sandbox failed to start: {first}"
-        disk_full = disk_full or DISK_FULL in stderr
-        return ExecResult(code, timed_out, iso, stdout=_tail(out_path), stderr=stderr,
+        if not limit and DISK_FULL in stderr:
+            limit = "disk"
+        return ExecResult(code, timed_out, iso, stdout=stdout, stderr=stderr,
                           duration_s=round(duration, 3), infra_error=infra,
-                          leftover_killed=len(survivors - {proc.pid}),
-                          limit_hit="disk" if disk_full else "")
-
-
-def _ready(reader, proc: subprocess.Popen) -> bool:
-    """Wait for the start script's ``ready`` line (the repository copy is in place)."""
-    deadline = time.monotonic() + COPY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([reader], [], [], 0.5)
-        if ready:
-            return reader.readline().strip() == b"ready"
-        if proc.poll() is not None:
-            return False
-    return False
-
-
-def _wait(proc: subprocess.Popen, timeout: float, watch: tuple[Path, int] | None) -> tuple[int | None, bool, bool]:
-    """(exit code, timed out, disk cap hit) of the answer."""
-    if watch is None:
-        try:
-            return proc.wait(timeout=timeout), False, False
-        except subprocess.TimeoutExpired:
-            return None, True, False
-    folder, limit = watch
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return proc.wait(timeout=min(0.2, max(0.0, deadline - time.monotonic()))), False, False
-        except subprocess.TimeoutExpired:
-            if tree_bytes(folder) > limit:
-                return None, False, True
-            if time.monotonic() >= deadline:
-                return None, True, False
-
-
-def _tmpfs_full(report: str) -> bool:
-    """From the start script's closing ``df -Pk`` line: is the sandbox's tmpfs (nearly) full?"""
-    for line in report.splitlines():
-        fields = line.split()
-        if len(fields) >= 4 and fields[3].isdigit():
-            return int(fields[3]) < 512  # KiB left
-    return False
+                          leftover_killed=len(survivors - {proc.pid}), limit_hit=limit)
