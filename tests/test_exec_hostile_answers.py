@@ -77,3 +77,26 @@ def test_huge_output_never_lands_on_the_host_disk(repo, mode, tmp_path):  # noqa
     assert res.stdout.endswith("END\n") and res.stderr.endswith("END\n")
     assert len(res.stdout) <= 4000 and len(res.stderr) <= 4000
     assert peak[0] < 20 * 1024 * 1024
+
+
+HOG = ("for i in 1 2 3; do python -c \"import time; b = b'x' * (250 * 2**20); print('held', flush=True); "
+       "time.sleep(8)\" & done; wait; echo survived")
+
+
+@pytest.mark.parametrize("bound", ["cgroup", "watch"])
+def test_three_processes_of_one_answer_share_one_memory_bound(repo, bound, monkeypatch):  # noqa: F811
+    """3 x 250 MB against memory_mb=512: each process is under its address-space limit, their
+    sum is not; the answer fails with limit_hit "memory" (it held 6 GB with 4096 before)."""
+    from ragcode.bench.scoring import ExecStrictScorer, LegacyScorer
+    from ragcode.execution.cgroup import AnswerCgroup
+
+    ex = executor(disk_mb=16)
+    if bound == "cgroup" and not ex.memory_cgroup:
+        pytest.skip("no memory cgroup can be made here")
+    if bound == "watch":
+        make = AnswerCgroup.create
+        monkeypatch.setattr(AnswerCgroup, "create", classmethod(lambda cls, pids, memory=0: make(pids, 0)))
+    res = run(ex, repo, HOG, timeout=30)
+    assert res.limit_hit == "memory", (res.exit_code, res.stdout[-300:], res.stderr[-300:])
+    assert not LegacyScorer().run_passed(res) and not ExecStrictScorer().run_passed(res)
+    assert res.stdout.count("held") < 3 or "survived" not in res.stdout

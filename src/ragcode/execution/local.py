@@ -12,7 +12,10 @@ Isolation (``execution.isolation``; the choice is recorded in every result):
 
 Without a working bubblewrap, ``auto`` refuses to execute: a missing sandbox never silently
 becomes a weaker one. Always: a new session so the whole tree can be killed, CPU-time /
-address-space / file-size / process-count rlimits, a pids cgroup where one can be made, a
+address-space / file-size / process-count rlimits, one memory bound for all the answer's
+processes together (``execution.memory_mb``: a memory cgroup where one can be made, holding the
+bwrap tmpfs's size on top; else a watch of their resident memory that kills the answer when the
+sum passes it), a pids cgroup where one can be made, a
 scrubbed environment, and (as root) a fresh unprivileged uid. Scratch folders name their owner;
 folders and cgroups of dead owners (a scorer killed with SIGKILL) are swept when an executor
 starts.
@@ -29,6 +32,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ragcode.errors import ExecutionError
@@ -36,11 +40,11 @@ from ragcode.execution import ExecResult, ExecSpec
 from ragcode.execution.bwrap import (RUN_BASH_FD, START_SCRIPT, STAGE, WORK, View, answer_bytes, bwrap_works,
                                      unshare_works, write_accounts)
 from ragcode.execution import gpus
-from ragcode.execution.cgroup import PidsCgroup
+from ragcode.execution.cgroup import AnswerCgroup
 from ragcode.execution.limits import apply_rlimits, check_limits
 from ragcode.execution.procs import find_survivors, kill_tree
 from ragcode.execution.scratch import marked_dir, scratch_copy, sweep_dead_owners, tmpfs_bytes, tree_bytes
-from ragcode.execution.watch import Bounds, Tail, ready, tmpfs_full, wait_answer
+from ragcode.execution.watch import Bounds, Tail, descendants, ready, tmpfs_full, wait_answer
 
 if TYPE_CHECKING:
     from ragcode.config import ExecutionConfig
@@ -116,9 +120,10 @@ class LocalExecutor:
         self.can_switch_uid = (self.run_as_root and self.config.sandbox_uid_base > 0
                                and bool(shutil.which("setpriv")))
         sweep_dead_owners(base or None)
-        PidsCgroup.sweep_dead_owners()
-        probe = PidsCgroup.create(self.config.max_procs)
+        AnswerCgroup.sweep_dead_owners()
+        probe = AnswerCgroup.create(self.config.max_procs, self.config.memory_mb * MB)
         self.cgroups = probe is not None
+        self.memory_cgroup = probe is not None and probe.memory
         self.gpu_nodes = gpus.device_nodes(self.config.gpus)  # execution.gpus; an error when absent
         if probe is not None:
             probe.remove()
@@ -150,7 +155,9 @@ class LocalExecutor:
         elif self.mode == "none":
             parts.append("network-open")
         if self.cgroups:
-            parts.append("cgroup(pids)")
+            parts.append("cgroup(pids,memory)" if self.memory_cgroup else "cgroup(pids)")
+        if not self.memory_cgroup:
+            parts.append("memory-watched")
         if self.config.gpus:
             parts.append(f"gpus({','.join(map(str, self.config.gpus))})")
         if self.can_switch_uid and usable_by_other_uid(interp, self.config.sandbox_uid_base, self.mode == "bwrap"):
@@ -219,7 +226,7 @@ class LocalExecutor:
             inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode, "", str(w)]
             argv = view.argv(self._as_uid(inner, uid))
             env = self._env(f"{STAGE}/bin", f"{WORK}/home", f"{WORK}/tmp")
-            return self._spawn(argv, Path("/"), env, spec, uid, iso, report=(r, w))
+            return self._spawn(argv, Path("/"), env, spec, uid, iso, report=(r, w), tmpfs=view.tmp_bytes)
 
     def _run_host(self, spec: ExecSpec, work: Path, rel: str, uid: int | None, interp: str,
                   iso: str) -> ExecResult:
@@ -267,15 +274,30 @@ class LocalExecutor:
         env.update(self.config.env)
         return env
 
+    def _memory_watch(self, leader: int, uid: int | None,
+                      cgroup: AnswerCgroup | None) -> tuple[Callable[[], list[int]], int] | None:
+        """Where no memory cgroup bounds the answer: its processes (its tree, its session, its uid,
+        its pids cgroup) and the bytes their resident memory may sum to."""
+        if cgroup is not None and cgroup.memory:
+            return None
+
+        def members() -> list[int]:
+            return [*descendants(leader), *find_survivors(leader, uid), *(cgroup.pids() if cgroup else [])]
+
+        return members, self.config.memory_mb * MB
+
     def _spawn(self, argv: list[str], cwd: Path, env: dict[str, str], spec: ExecSpec,
                uid: int | None, iso: str, report: tuple[int, int] | None = None,
-               disk: tuple[Path, int] | None = None, keep_fds: tuple[int, ...] = ()) -> ExecResult:
+               disk: tuple[Path, int] | None = None, keep_fds: tuple[int, ...] = (),
+               tmpfs: int = 0) -> ExecResult:
         """Start ``argv``, wait for the sandbox to be ready (``report``: the start script's fd),
         give the answer its timeout, then kill everything it left. ``disk``: a host folder whose
         size must stay under a limit (the disk cap where no tmpfs bounds it). The answer's
         output goes to pipes whose tails are kept (``ragcode.execution.watch.Tail``): no log
         file, so nothing of it lands outside the answer's own disk bound."""
-        cgroup = PidsCgroup.create(self.config.max_procs) if self.cgroups else None
+        memory = self.config.memory_mb * MB
+        # the tmpfs's pages are charged to the group that writes them; its own size bounds them
+        cgroup = AnswerCgroup.create(self.config.max_procs, memory + tmpfs) if self.cgroups else None
 
         def child_setup() -> None:  # in the child, between fork and exec
             if cgroup is not None:
@@ -303,7 +325,8 @@ class LocalExecutor:
                     infra = "the sandbox did not start"
                 else:
                     start = time.monotonic()
-                    code, timed_out, limit = wait_answer(proc, spec.timeout_s, Bounds(disk=disk))
+                    code, timed_out, limit = wait_answer(proc, spec.timeout_s, Bounds(disk, self._memory_watch(
+                        proc.pid, uid, cgroup)))
                     duration = time.monotonic() - start
                 survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
                 if cgroup is not None:
@@ -311,6 +334,8 @@ class LocalExecutor:
                     cgroup.kill_all()
                 kill_tree(proc.pid, uid)
                 proc.wait()
+                if cgroup is not None and cgroup.oom_killed():
+                    limit = limit or "memory"
                 if reader is not None and tmpfs_full(reader.read().decode("utf-8", "replace")):
                     limit = limit or "disk"
             finally:
