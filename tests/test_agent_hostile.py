@@ -62,3 +62,46 @@ def test_inside_repo_is_the_one_guard_and_speaks_one_line(tmp_path):
         with pytest.raises(RepoPathError) as err:
             inside_repo(repo, bad)
         assert isinstance(err.value, RagcodeError) and "\n" not in str(err.value)
+
+
+def test_open_on_a_huge_file_says_where_it_stopped_and_reaches_later_lines(env, monkeypatch):
+    from ragcode.agent import tools
+
+    monkeypatch.setattr(tools, "_MAX_READ", 1_000_000)
+    big = env.repo_dir / "big.txt"
+    with big.open("w") as fh:
+        for i in range(1, 100_001):
+            fh.write(f"line {i}".ljust(99) + "\n")
+    size = big.stat().st_size
+    first = open_tool(env, "big.txt", 1, 0).text
+    assert "of at least" in first and "stopped reading at byte" in first and f"of {size}" in first
+    assert "[more: open(path='big.txt', start=" in first
+    late = open_tool(env, "big.txt", 99_990, 0).text
+    assert late.startswith("big.txt (lines 99990-100000 of 100000)") and "line 100000" in late
+    window = open_tool(env, "big.txt", 50_000, 50_001).text
+    assert "line 50000" in window and "line 50001" in window and "line 50002" not in window
+    monkeypatch.setattr(tools, "_MAX_SKIP", 2_000_000)
+    with pytest.raises(ToolCallError, match="stopped reading big.txt at line"):
+        open_tool(env, "big.txt", 90_000, 0)
+
+
+def test_open_on_one_line_of_megabytes_keeps_memory_and_shows_the_next_line(env):
+    (env.repo_dir / "wide.txt").write_text("x" * 5_000_000 + "\nafter\n")
+    text = open_tool(env, "wide.txt", 1, 0).text
+    assert text.startswith("wide.txt (lines 1-2 of 2)") and "[line cut]" in text and "after" in text
+    assert len(text) < 3000
+
+
+@pytest.mark.parametrize("where", ["folder", "/proc/version", "missing-parent", "/dev/null"])
+def test_trajectory_that_is_no_writable_file_is_one_line_and_exit_2(tmp_path, where):
+    import subprocess
+
+    from bench_helpers import cli_argv, cli_env, one_line_error
+
+    target = {"folder": str(tmp_path), "/proc/version": "/proc/version", "/dev/null": "/dev/null",
+              "missing-parent": str(tmp_path / "no" / "such" / "t.jsonl")}[where]
+    res = subprocess.run(cli_argv("agent", "train it", "--index", str(tmp_path / "noindex"), "--llm", "scripted",
+                                  "--trajectory", target), env=cli_env(), capture_output=True, text=True, timeout=120)
+    line = one_line_error(res)
+    assert line.startswith(f"error: trajectory {target}")
+    assert not (tmp_path / "no").exists()

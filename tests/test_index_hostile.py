@@ -275,3 +275,20 @@ def test_bm25_cache_of_wrong_shaped_arrays_is_rebuilt(env, cli, how) -> None:  #
     rebuilt = BM25Retriever(load_index("d", cfg), cfg)  # the rebuilt cache is whole again
     assert cache_problem(rebuilt.model, len(rebuilt.chunks)) == ""
     assert [p for p in (out / "d" / "bm25").iterdir() if not p.name.startswith(".")] == caches
+
+
+@pytest.mark.parametrize("generation", [-5, "2", 1.5])
+def test_manifest_with_a_negative_generation_is_refused_and_leaves_no_stray_file(env, cli, generation) -> None:  # noqa: ANN001
+    repo, out, cfg, sets = env
+    index_dir = _build(cli, repo, out, sets)
+    before = sorted(p.name for p in index_dir.iterdir())
+    path = index_dir / "manifest.json"
+    m = json.loads(path.read_text())
+    m["generation"] = generation
+    path.write_text(json.dumps(m))
+    (repo / "notes.md").write_text("# Notes\n\nChanged again.\n")  # the update would write a generation
+    for args in (("search", "d", "train"), ("index", repo, "--name", "d", "--out", out)):
+        line = _one_line_error(cli(*args, *sets))
+        assert "corrupt" in line and "generation" in line and "--rebuild --name d" in line
+    assert sorted(p.name for p in index_dir.iterdir()) == before
+    assert not list(index_dir.glob("*--*"))

@@ -166,6 +166,10 @@ class LocalExecutor:
             parts.append("root-without-caps")
         return "+".join(parts)
 
+    def isolation_for(self, repo_name: str) -> str:
+        """The isolation of answers to ``repo_name``'s tasks (its interpreter decides the uid)."""
+        return self.isolation(self.interpreter(repo_name))
+
     def interpreter(self, repo_name: str) -> str:
         return self.config.envs.get(repo_name) or self.config.python or sys.executable
 
