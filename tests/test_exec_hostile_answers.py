@@ -100,3 +100,19 @@ def test_three_processes_of_one_answer_share_one_memory_bound(repo, bound, monke
     assert res.limit_hit == "memory", (res.exit_code, res.stdout[-300:], res.stderr[-300:])
     assert not LegacyScorer().run_passed(res) and not ExecStrictScorer().run_passed(res)
     assert res.stdout.count("held") < 3 or "survived" not in res.stdout
+
+
+def test_capability_less_root_cannot_fill_the_root_dev_or_shm_past_the_cap(repo):  # noqa: F811
+    """As a capability-less root (no uid switch), the sandbox's own root, /etc and /dev were
+    writable tmpfs outside the disk cap; now they are read-only and /dev/shm is sized."""
+    from ragcode.execution.bwrap import bwrap_works
+
+    if not bwrap_works():
+        pytest.skip("bubblewrap does not work here")
+    code = ("for f in /x /etc/x /dev/x; do touch $f 2>/dev/null && echo WROTE $f; done; "
+            "dd if=/dev/zero of=/dev/shm/big bs=1M count=60 2>/dev/null; du -sm /dev/shm; rm -f /dev/shm/big; "
+            "python -c \"import multiprocessing as m; q = m.Queue(); q.put(1); print('queue', q.get())\"")
+    res = run(executor(sandbox_uid_base=0, disk_mb=16), repo, code, timeout=30)
+    assert "WROTE" not in res.stdout, res.stdout
+    assert int(res.stdout.split("\n")[0].split()[0]) <= 16
+    assert "queue 1" in res.stdout  # POSIX shared memory and semaphores still work

@@ -13,6 +13,8 @@ An answer inside bwrap sees a new root built from nothing, not the host's ``/`` 
 - ``/tmp``: a private tmpfs whose size is the scratch copy plus ``execution.disk_mb``; the
   start script copies the repository into ``/tmp/ragcode/repo`` and runs the answer there, so
   everything an answer can write (its copy, ``/tmp``, ``HOME``, ``TMPDIR``) shares one bound;
+  ``/dev/shm`` is a tmpfs of its own of at most 64 MB (``disk_mb`` when smaller); the new root
+  and ``/dev`` are read-only once built, so a capability-less root cannot write there either;
 - a minimal ``/dev`` and its own ``/proc`` (new pid namespace); with ``execution.gpus``, the
   chosen GPUs' device nodes too (``ragcode.execution.gpus``).
 
@@ -50,6 +52,7 @@ RUN_BASH = 'eval "$(< {path})"'
 # The same from a file the parent opened (a scratch folder under a 0700 parent is not reachable
 # by path for the answer's uid); the descriptor is closed before the answer runs.
 RUN_BASH_FD = 'eval "$(< /dev/fd/{fd})" {fd}<&-'
+SHM_BYTES = 64 << 20  # /dev/shm's size at most (docker's default too)
 # capabilities kept inside bwrap: none, or just enough for setpriv to switch to the sandbox uid
 # (which then execs with none); bwrap also sets no_new_privs, so setuid binaries stay inert
 CAPS_NONE = ["--cap-drop", "ALL"]
@@ -173,6 +176,7 @@ class View:
     repo_dir: Path | None = None
     stage_dir: Path | None = None
     devices: list[str] = field(default_factory=list)  # host device nodes bound in (execution.gpus)
+    shm_bytes: int = SHM_BYTES  # /dev/shm: its own small tmpfs (POSIX shared memory, semaphores)
 
     def argv(self, inner: list[str], chdir: str = "/tmp") -> list[str]:
         args = ["bwrap", *(CAPS_SWITCH_UID if self.switch_uid else CAPS_NONE), *NAMESPACES]
@@ -182,7 +186,8 @@ class View:
         # the private /tmp first: an interpreter that lives under the host's /tmp (a CI clone's
         # venv) is then bound on top of it instead of being hidden by it
         args += ["--dev", "/dev", "--proc", "/proc",
-                 "--perms", "1777", "--size", str(self.tmp_bytes), "--tmpfs", "/tmp"]
+                 "--perms", "1777", "--size", str(self.tmp_bytes), "--tmpfs", "/tmp",
+                 "--perms", "1777", "--size", str(self.shm_bytes), "--tmpfs", "/dev/shm"]
         binds = _outermost((*interpreter_prefixes(self.interpreter), *self.ro_paths))
         args += parent_dirs([*binds, STAGE, SRC])
         for p in binds:
@@ -195,6 +200,9 @@ class View:
                 args += ["--ro-bind", str(self.stage_dir / name), f"/etc/{name}"]
         if self.repo_dir is not None:
             args += repo_binds(self.repo_dir)
+        # the new root and /dev are tmpfs of their own, writable by a capability-less root:
+        # read-only once built, so /tmp and /dev/shm (both sized) are all an answer can fill
+        args += ["--remount-ro", "/dev", "--remount-ro", "/"]
         return [*args, "--chdir", chdir, "--", *inner]
 
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
-from ragcode.execution.bwrap import (RUN_BASH_FD, START_SCRIPT, STAGE, WORK, View, answer_bytes, bwrap_works,
+from ragcode.execution.bwrap import (RUN_BASH_FD, SHM_BYTES, START_SCRIPT, STAGE, WORK, View, answer_bytes, bwrap_works,
                                      unshare_works, write_accounts)
 from ragcode.execution import gpus
 from ragcode.execution.cgroup import AnswerCgroup
@@ -225,12 +225,13 @@ class LocalExecutor:
                     p.chmod(0o644)
             size = tmpfs_bytes(repo) + self.config.disk_mb * MB
             view = View(interp, list(self.config.ro_paths), size + size // 100 + MB, self.config.network,
-                        uid is not None, repo, stage, self.gpu_nodes)
+                        uid is not None, repo, stage, self.gpu_nodes, min(SHM_BYTES, self.config.disk_mb * MB))
             r, w = os.pipe()
             inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode, "", str(w)]
             argv = view.argv(self._as_uid(inner, uid))
             env = self._env(f"{STAGE}/bin", f"{WORK}/home", f"{WORK}/tmp")
-            return self._spawn(argv, Path("/"), env, spec, uid, iso, report=(r, w), tmpfs=view.tmp_bytes)
+            return self._spawn(argv, Path("/"), env, spec, uid, iso, report=(r, w),
+                               tmpfs=view.tmp_bytes + view.shm_bytes)
 
     def _run_host(self, spec: ExecSpec, work: Path, rel: str, uid: int | None, interp: str,
                   iso: str) -> ExecResult:
