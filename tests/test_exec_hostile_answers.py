@@ -116,3 +116,24 @@ def test_capability_less_root_cannot_fill_the_root_dev_or_shm_past_the_cap(repo)
     assert "WROTE" not in res.stdout, res.stdout
     assert int(res.stdout.split("\n")[0].split()[0]) <= 16
     assert "queue 1" in res.stdout  # POSIX shared memory and semaphores still work
+
+
+def test_unsandboxed_answer_leaves_nothing_in_the_hosts_shared_folders(repo):  # noqa: F811
+    """isolation=none (answers you trust) runs under a fresh uid; what that uid left in /tmp,
+    /var/tmp and /dev/shm is removed after the answer."""
+    import os
+    import secrets
+    from pathlib import Path
+
+    if os.geteuid() != 0:
+        pytest.skip("a fresh uid is used only as root")
+    tag = secrets.token_hex(6)
+    places = [Path(p) / f"ragcode-left-{tag}" for p in ("/tmp", "/var/tmp", "/dev/shm")]
+    code = "; ".join(f"echo x > {p}" for p in places) + f"; mkdir /tmp/ragcode-dir-{tag}; echo ok"
+    try:
+        res = run(executor("none"), repo, code, timeout=20)
+        assert res.exit_code == 0 and "ok" in res.stdout, res.stderr
+        assert not any(p.exists() for p in places) and not Path(f"/tmp/ragcode-dir-{tag}").exists()
+    finally:
+        for p in places:
+            p.unlink(missing_ok=True)

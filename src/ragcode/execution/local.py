@@ -43,7 +43,8 @@ from ragcode.execution import gpus
 from ragcode.execution.cgroup import AnswerCgroup
 from ragcode.execution.limits import apply_rlimits, check_limits
 from ragcode.execution.procs import find_survivors, kill_tree
-from ragcode.execution.scratch import marked_dir, scratch_copy, sweep_dead_owners, tmpfs_bytes, tree_bytes
+from ragcode.execution.scratch import (marked_dir, scratch_copy, sweep_dead_owners, sweep_uid_files, tmpfs_bytes,
+                                      tree_bytes)
 from ragcode.execution.watch import Bounds, Tail, descendants, ready, tmpfs_full, wait_answer
 
 if TYPE_CHECKING:
@@ -205,8 +206,12 @@ class LocalExecutor:
         try:
             if self.mode == "bwrap":
                 return self._run_bwrap(spec, repo, rel, uid, interp, iso)
-            with scratch_copy(repo, self.config.scratch_dir or None, owner=uid) as work:
-                return self._run_host(spec, work, rel, uid, interp, iso)
+            try:
+                with scratch_copy(repo, self.config.scratch_dir or None, owner=uid) as work:
+                    return self._run_host(spec, work, rel, uid, interp, iso)
+            finally:
+                if uid is not None:
+                    sweep_uid_files(uid)
         except ExecutionError as exc:
             return infra(str(exc))
 
