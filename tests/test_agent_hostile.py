@@ -105,3 +105,20 @@ def test_trajectory_that_is_no_writable_file_is_one_line_and_exit_2(tmp_path, wh
     line = one_line_error(res)
     assert line.startswith(f"error: trajectory {target}")
     assert not (tmp_path / "no").exists()
+
+
+def test_path_too_long_for_the_os_is_refused_in_one_line(env):
+    for tool, args in ((open_tool, ("a/" * 2500, 1, 0)), (ls_tool, ("b" * 300,)), (cli_tool, ("c/" * 3000,))):
+        with pytest.raises(ToolCallError, match="bad path") as err:
+            tool(env, *args)
+        assert "\n" not in str(err.value) and len(str(err.value)) < 400
+
+
+def test_python_answer_nested_past_the_parser_is_a_finding_not_a_crash(env, tmp_path):
+    from ragcode.bench.static_checks import check_python
+
+    deep = "x = " + "-" * 200_000 + "1\n"
+    text = check_tool(env, f"```python\n{deep}```").text
+    assert "does not parse" in text
+    res = check_python(deep, env.repo_dir, env.repo_dir)
+    assert res.checks["python_parses"] is False

@@ -39,10 +39,16 @@ def inside_repo(root: str | Path, path: str | Path, base: str | Path | None = No
     try:
         full = (Path(base) if base is not None else repo).joinpath(raw).resolve()
     except (OSError, ValueError, RuntimeError) as exc:
-        raise RepoPathError(f"bad path {raw!r}: {exc}") from None
+        raise RepoPathError(f"bad path {raw[:200]!r}: {exc}") from None
     if full != repo and repo not in full.parents:
-        raise RepoPathError(f"refused: {raw!r} is outside the repository; paths are relative to the "
+        raise RepoPathError(f"refused: {raw[:200]!r} is outside the repository; paths are relative to the "
                             "repository root")
+    try:
+        os.lstat(full)
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # a path that does not exist is still inside
+    except OSError as exc:  # a name too long, a permission the process lacks
+        raise RepoPathError(f"bad path {raw[:200]!r}: {exc.strerror or exc}") from None
     return full
 
 

@@ -116,9 +116,10 @@ def check_python(text: str, repo_dir: Path, task_dir: Path, interpreter: str = "
     res = StaticResult()
     try:
         tree = ast.parse(text)
-    except SyntaxError as exc:
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, nesting too deep
         res.checks["python_parses"] = False
-        res.notes.append(f"does not parse: line {exc.lineno}: {exc.msg}")
+        where = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, SyntaxError) else type(exc).__name__
+        res.notes.append(f"does not parse: {where}")
         return res
     res.checks["python_parses"] = True
     names = sorted(n for n in _top_modules(tree) if not in_repo(n, [task_dir, repo_dir], repo_dir))

@@ -275,7 +275,7 @@ def _library_file(path: Path) -> bool:
         return False
     try:
         body = ast.parse(text).body
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     quiet = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
              ast.AnnAssign)
@@ -298,7 +298,7 @@ def _reads_no_args(path: Path | None, repo: Path) -> bool:
         return False
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     names += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level]

@@ -101,7 +101,7 @@ def _value_places(code: str, answer_type: str) -> list[str]:
         try:
             return [n.value for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Constant)
                     and isinstance(n.value, str)]
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
             return []
     return [w for _, line in logical_lines(code) for words in split_commands(line) for w in split_prefix(words)[1][1:]]
 

@@ -123,7 +123,7 @@ def _module_symbols(path: Path, _mtime: float) -> frozenset[str] | None:
         return None
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     names: set[str] = set()
     for node in tree.body:

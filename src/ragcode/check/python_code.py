@@ -85,6 +85,9 @@ class PythonChecker:
         except SyntaxError as exc:
             return [Finding(self.name, "syntax-error", f"the answer does not parse: line {exc.lineno}: {exc.msg}",
                             line=exc.lineno or 0)]
+        except (ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, nesting past the parser's stack
+            return [Finding(self.name, "syntax-error", f"the answer does not parse ({type(exc).__name__}: "
+                            f"{str(exc)[:80] or 'nested too deeply'})")]
         repo = Path(ctx.repo_dir).resolve()
         roots = [ctx.task_dir, repo, repo / "src"]
         found: list[Finding] = []
