@@ -292,3 +292,18 @@ def test_manifest_with_a_negative_generation_is_refused_and_leaves_no_stray_file
         assert "corrupt" in line and "generation" in line and "--rebuild --name d" in line
     assert sorted(p.name for p in index_dir.iterdir()) == before
     assert not list(index_dir.glob("*--*"))
+
+
+def test_file_name_that_is_not_utf8_is_skipped_and_counted(env, cli) -> None:  # noqa: ANN001
+    """A name of raw bytes (``\\xff\\xfe.py``) stopped ``ragcode index`` with a UnicodeEncodeError
+    traceback; it is now skipped and counted, and the rest is indexed and searchable."""
+    repo, out, cfg, sets = env
+    with open(os.fsencode(repo) + b"/\xff\xfe.py", "w") as fh:
+        fh.write("def hidden_bytes_name():\n    return 1\n")
+    os.mkdir(os.fsencode(repo) + b"/\xfadir")
+    (repo / "a\nb.md").write_text("# Newline name\nepochs here\n")
+    index_dir = _build(cli, repo, out, sets)
+    manifest = load_index(index_dir).manifest
+    assert manifest.skipped.get("undecodable_name") == 2
+    res = cli("search", "d", "train", *sets)
+    assert res.exit_code == 0 and "train.py" in res.output, res.output

@@ -17,6 +17,8 @@ decoded text with ``\\n`` line endings) and a ``Counter`` of skip reasons:
 - ``not_regular``: not a regular file (a FIFO, a socket, a device), skipped before it is
   opened: reading a named pipe would block forever. Files are opened non-blocking and checked
   again on the open descriptor, so a file swapped for a pipe mid-walk cannot block either;
+- ``undecodable_name``: a file or folder name that is not UTF-8 (no index, query or tool could
+  name it; it used to stop the index run);
 - ``unreadable``: permission or I/O errors. Nothing here is fatal.
 """
 
@@ -186,6 +188,9 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
             if d in exclude_dirs:
                 result.skipped["excluded_dir"] += 1
                 continue
+            if not _utf8(d):
+                result.skipped["undecodable_name"] += 1
+                continue
             if os.path.islink(full):
                 if not cfg.follow_symlinks:
                     result.skipped["symlink"] += 1
@@ -207,6 +212,9 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
             full = os.path.join(dirpath, name)
             if name == ".gitignore":
                 continue
+            if not _utf8(name):
+                result.skipped["undecodable_name"] += 1
+                continue
             if os.path.islink(full) and not cfg.follow_symlinks:
                 result.skipped["symlink"] += 1
                 continue
@@ -227,6 +235,15 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
 
     result.files.sort(key=lambda f: f.path)
     return result
+
+
+def _utf8(name: str) -> bool:
+    """Is ``name`` (as ``os.walk`` decoded it) valid UTF-8, with no escaped bytes?"""
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def _inside(real: str, root: str) -> bool:
