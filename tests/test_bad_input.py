@@ -157,3 +157,22 @@ def test_huge_execution_limit_is_refused_at_load_in_one_line(tmp_path, override,
     line = one_line_error(ragcode("mlbench", "score", str(outputs), "--tasks", str(tasks), "--repos", str(repos),
                                   "--set", f"index.cache_dir={tmp_path / 'cache'}", "--set", override))
     assert expected in line
+
+
+@pytest.mark.parametrize("which", ["--config", "--tasks"])
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_config_or_tasks_that_is_a_device_or_a_fifo_is_one_line_not_a_hang(tmp_path, which, special):
+    """``--config /dev/zero`` read forever, a FIFO blocked forever; both are refused at once."""
+    import os
+
+    tasks, repos = make_bench(tmp_path, n_tasks=1)
+    path = special
+    if special == "fifo":
+        path = str(tmp_path / "fifo")
+        os.mkfifo(path)
+    args = run_args(tasks, repos, tmp_path / "run")
+    args[args.index("--tasks") + 1] = path if which == "--tasks" else str(tasks)
+    if which == "--config":
+        args += ["--config", path]
+    line = one_line_error(ragcode(*args))
+    assert path in line and "not a regular file" in line

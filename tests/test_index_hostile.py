@@ -307,3 +307,24 @@ def test_file_name_that_is_not_utf8_is_skipped_and_counted(env, cli) -> None:  #
     assert manifest.skipped.get("undecodable_name") == 2
     res = cli("search", "d", "train", *sets)
     assert res.exit_code == 0 and "train.py" in res.output, res.output
+
+
+def test_link_the_process_may_not_resolve_is_skipped_not_a_traceback(env, cli, monkeypatch) -> None:  # noqa: ANN001
+    """``ragcode index /proc`` stopped on ``realpath('/proc/1/cwd')``: PermissionError. A link
+    that cannot be resolved is now counted as unreadable."""
+    from ragcode.chunking import walk
+
+    repo, out, cfg, sets = env
+    (repo / "forbidden.md").symlink_to(repo / "README.md")
+    (repo / "forbidden_dir").symlink_to(repo, target_is_directory=True)
+    real = os.path.realpath
+
+    def guarded(path, *a, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if "forbidden" in str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(walk.os.path, "realpath", guarded)
+    result = walk.walk_repo(repo)
+    assert result.skipped["unreadable"] == 2
+    assert any(f.path == "train.py" for f in result.files)

@@ -198,7 +198,12 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
                 if not os.path.exists(full):
                     result.skipped["broken_symlink"] += 1
                     continue
-                if not _inside(os.path.realpath(full), root_str):
+                try:
+                    real = os.path.realpath(full)
+                except OSError:
+                    result.skipped["unreadable"] += 1
+                    continue
+                if not _inside(real, root_str):
                     result.skipped["symlink_outside"] += 1
                     continue
             if rules.ignored(rel, is_dir=True):
@@ -257,7 +262,10 @@ def _open_nonblocking(path: str, flags: int) -> int:
 
 
 def _read(full: str, rel: str, max_bytes: int, root: str) -> tuple[str | None, SourceFile | None]:
-    real = os.path.realpath(full)
+    try:
+        real = os.path.realpath(full)
+    except OSError:  # a link the process may not follow (/proc/1/cwd)
+        return "unreadable", None
     if not _inside(real, root):
         return "symlink_outside", None
     try:
