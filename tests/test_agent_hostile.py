@@ -122,3 +122,25 @@ def test_python_answer_nested_past_the_parser_is_a_finding_not_a_crash(env, tmp_
     assert "does not parse" in text
     res = check_python(deep, env.repo_dir, env.repo_dir)
     assert res.checks["python_parses"] is False
+
+
+def test_cli_and_check_on_a_huge_script_answer_at_once_without_reading_it(env):
+    """A 48 MB script took 198 s and 12 GB to read its flags; over the checks' size cap
+    (``facts.MAX_SOURCE_BYTES``) it is not read: nothing is claimed about it."""
+    from ragcode.check import facts
+
+    big = env.repo_dir / "implementations" / "dcgan" / "huge.py"
+    big.write_text("import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr')\n"
+                   + "x = 1\n" * (facts.MAX_SOURCE_BYTES // 6 + 10) + "p.parse_args()\n")
+    assert "no command-line parser found" in cli_tool(env, "implementations/dcgan/huge.py").text
+    text = check_tool(env, "python huge.py --anything 1").text
+    assert "--anything" not in text  # cannot tell, so says nothing about the flag
+
+
+def test_a_fifo_named_like_a_module_never_blocks_the_checks(env, tmp_path):
+    import os
+
+    os.mkfifo(env.repo_dir / "implementations" / "dcgan" / "blocker.py")
+    os.mkfifo(env.repo_dir / "requirements.txt")
+    text = check_tool(env, "```python\nimport blocker, numpy\nblocker.run()\n```").text
+    assert "python answer" in text

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,21 +184,26 @@ def ls_tool(env: AgentEnv, path: str) -> Observation:
     full, rel = env.resolve(path)
     if not full.is_dir():
         raise ToolCallError(f"ls: {rel!r} is not a folder" + ("; use open" if full.is_file() else ""))
-    entries = []
-    for child in sorted(full.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower())):
-        if child.name in _SKIP:
-            continue
+    with os.scandir(full) as it:  # file types from the listing itself: no stat per entry
+        children = sorted((c for c in it if c.name not in _SKIP),
+                          key=lambda c: (not c.is_dir(follow_symlinks=False), c.name.lower()))
+    entries, used = [], 0
+    for child in children:
+        if used > env.limit:  # only what can be shown is looked at
+            entries.append(f"[... {len(children) - len(entries)} more entries]")
+            break
         if child.is_symlink():  # not followed here: open and ls say whether it stays inside
             entries.append(f"{child.name}@  (link)")
-        elif child.is_dir():
+        elif child.is_dir(follow_symlinks=False):
             entries.append(child.name + "/")
         else:
             try:
-                size = child.lstat().st_size
+                size = child.stat(follow_symlinks=False).st_size
             except OSError:
                 size = 0
             entries.append(f"{child.name}  ({size} bytes)")
-    head = f"{rel}/: {len(entries)} entries" if rel != "." else f"repository root: {len(entries)} entries"
+        used += len(entries[-1]) + 1
+    head = f"{rel}/: {len(children)} entries" if rel != "." else f"repository root: {len(children)} entries"
     return Observation(cut("\n".join([head, *entries]), env.limit))
 
 

@@ -18,6 +18,7 @@ import ast
 import functools
 import os
 import re
+import stat
 from pathlib import Path
 
 from ragcode.chunking.scripts.flags import Flag
@@ -36,8 +37,16 @@ def _mtime(path: Path) -> float:
         return -1.0
 
 
+MAX_SOURCE_BYTES = 2_000_000  # a bigger file is not read by the checks (a 48 MB script took 12 GB)
+
+
 def read_text(path: Path) -> str | None:
+    """A source file's text; None when it cannot be read, is no regular file (a FIFO would
+    block) or is over ``MAX_SOURCE_BYTES`` (no check can tell anything of it then)."""
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
+            return None
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None

@@ -20,6 +20,8 @@ import re
 import sys
 from pathlib import Path
 
+from ragcode.check.facts import read_text
+
 
 @functools.lru_cache(maxsize=32)
 def repo_modules(repo_dir: Path, depth: int = 3) -> frozenset[str]:
@@ -56,12 +58,8 @@ def repo_imports(repo_dir: Path) -> frozenset[str]:
     for dirpath, dirnames, filenames in os.walk(repo_dir):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for f in filenames:
-            if f.endswith(".py"):
-                try:
-                    text = (Path(dirpath) / f).read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                names.update(_IMPORT_LINE.findall(text))
+            if f.endswith(".py"):  # read_text: regular files under the size cap only (a FIFO would block)
+                names.update(_IMPORT_LINE.findall(read_text(Path(dirpath) / f) or ""))
     return frozenset(names)
 
 
@@ -84,11 +82,8 @@ def repo_declared_packages(repo_dir: Path) -> frozenset[str]:
     names: set[str] = set()
     for pattern in _DECLARING_FILES:
         for path in repo_dir.glob(pattern):
-            if not path.is_file():
-                continue
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+            text = read_text(path)
+            if text is None:
                 continue
             if path.name.startswith("requirements"):
                 names.update(_norm(m.group(1)) for line in text.splitlines()
