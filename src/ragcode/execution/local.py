@@ -320,7 +320,7 @@ class LocalExecutor:
                 proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                                         preexec_fn=child_setup, pass_fds=(*keep_fds, *report[1:]) if report else keep_fds)
-            except OSError as exc:
+            except (OSError, subprocess.SubprocessError) as exc:  # a cgroup or rlimit refused in the child
                 return ExecResult(None, False, iso, infra_error=f"cannot start {argv[0]}: {exc}")
             finally:
                 if report:
