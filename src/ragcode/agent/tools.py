@@ -187,7 +187,8 @@ def ls_tool(env: AgentEnv, path: str) -> Observation:
     with os.scandir(full) as it:  # file types from the listing itself: no stat per entry
         children = sorted((c for c in it if c.name not in _SKIP),
                           key=lambda c: (not c.is_dir(follow_symlinks=False), c.name.lower()))
-    entries, used = [], 0
+    entries: list[str] = []
+    used = 0
     for child in children:
         if used > env.limit:  # only what can be shown is looked at
             entries.append(f"[... {len(children) - len(entries)} more entries]")
