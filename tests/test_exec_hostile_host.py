@@ -275,3 +275,12 @@ def test_report_isolation_comes_from_each_repositorys_own_interpreter(tmp_path):
     assert "root-without-caps" in labels["dgl"] and "own-uid" not in labels["dgl"]
     joined = one_isolation(labels)
     assert joined.startswith("dgl: ") and "; esm: " in joined
+
+
+@needs_bwrap
+def test_sandbox_init_command_line_names_no_host_path(repo):
+    """/proc/1/cmdline inside is bubblewrap's own: it named the repository's and the staging
+    folder's host paths; its options now come from a file (--args)."""
+    res = run(executor(), repo, "tr '\\0' ' ' < /proc/1/cmdline")
+    assert res.exit_code == 0 and res.stdout.startswith("bwrap --args"), res.stdout
+    assert str(repo) not in res.stdout and "ragcode-exec-" not in res.stdout

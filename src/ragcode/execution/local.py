@@ -234,9 +234,17 @@ class LocalExecutor:
             r, w = os.pipe()
             inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode, "", str(w)]
             argv = view.argv(self._as_uid(inner, uid))
+            # bwrap's options from a file (--args): its command line, which the answer sees as
+            # /proc/1/cmdline, then names none of the host's paths (the command after -- stays)
+            cut_at = argv.index("--")
+            (root / "bwrap.args").write_bytes(b"".join(os.fsencode(a) + b"\0" for a in argv[1:cut_at]))
+            args_fd = os.open(root / "bwrap.args", os.O_RDONLY)
             env = self._env(f"{STAGE}/bin", f"{WORK}/home", f"{WORK}/tmp")
-            return self._spawn(argv, Path("/"), env, spec, uid, iso, report=(r, w),
-                               tmpfs=view.tmp_bytes + view.shm_bytes)
+            try:
+                return self._spawn([argv[0], "--args", str(args_fd), *argv[cut_at:]], Path("/"), env, spec, uid, iso,
+                                   report=(r, w), tmpfs=view.tmp_bytes + view.shm_bytes, keep_fds=(args_fd,))
+            finally:
+                os.close(args_fd)
 
     def _run_host(self, spec: ExecSpec, work: Path, rel: str, uid: int | None, interp: str,
                   iso: str) -> ExecResult:
