@@ -139,3 +139,40 @@ def test_a_run_folder_generated_twice_is_scored_once(tmp_path):
     saved = json.loads((out / "report-mlbench-legacy-noexec.json").read_text())
     assert saved["skipped"]["duplicates"] == 3
     assert "left out: 3 duplicate" in (out / "report-mlbench-legacy-noexec.md").read_text()
+
+
+@pytest.mark.parametrize("override, expected", [
+    ("execution.memory_mb=10000000000000", "execution.memory_mb = 10000000000000: more than the kernel can set"),
+    ("execution.cpu_s=100000000000000000000", "execution.cpu_s = 100000000000000000000"),
+    ("execution.file_mb=99999999999999", "execution.file_mb = 99999999999999"),
+    ("execution.max_procs=99999999999", "execution.max_procs = 99999999999"),
+    ("execution.disk_mb=99999999999", "execution.disk_mb = 99999999999: more than this machine's"),
+])
+def test_huge_execution_limit_is_refused_at_load_in_one_line(tmp_path, override, expected):
+    """Values the OS would refuse used to end in a preexec_fn traceback (or, for disk_mb, make
+    every answer an infrastructure failure); now the executor refuses them when it is built."""
+    tasks, repos = make_bench(tmp_path, n_tasks=1)
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text(json.dumps({"id": 100, "github_id": 1, "output": [ANSWER] * 5}) + "\n")
+    line = one_line_error(ragcode("mlbench", "score", str(outputs), "--tasks", str(tasks), "--repos", str(repos),
+                                  "--set", f"index.cache_dir={tmp_path / 'cache'}", "--set", override))
+    assert expected in line
+
+
+@pytest.mark.parametrize("which", ["--config", "--tasks"])
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_config_or_tasks_that_is_a_device_or_a_fifo_is_one_line_not_a_hang(tmp_path, which, special):
+    """``--config /dev/zero`` read forever, a FIFO blocked forever; both are refused at once."""
+    import os
+
+    tasks, repos = make_bench(tmp_path, n_tasks=1)
+    path = special
+    if special == "fifo":
+        path = str(tmp_path / "fifo")
+        os.mkfifo(path)
+    args = run_args(tasks, repos, tmp_path / "run")
+    args[args.index("--tasks") + 1] = path if which == "--tasks" else str(tasks)
+    if which == "--config":
+        args += ["--config", path]
+    line = one_line_error(ragcode(*args))
+    assert path in line and "not a regular file" in line

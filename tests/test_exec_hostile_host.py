@@ -251,3 +251,36 @@ def test_killed_scorer_leaves_nothing_behind_after_the_next_start(repo, tmp_path
 
 def _mode() -> str:
     return "bwrap" if bwrap_works() else "none"
+
+
+@needs_bwrap
+def test_report_isolation_comes_from_each_repositorys_own_interpreter(tmp_path):
+    """A repository whose interpreter no other uid can run is labelled as run by a capability-less
+    root, not with the default interpreter's own-uid."""
+    from ragcode.bench.evaluate import isolation_by_repo, one_isolation
+
+    if os.geteuid() != 0:
+        pytest.skip("uids are switched only as root")
+    shared = "/usr/bin/python3"
+    if not Path(shared).exists():
+        pytest.skip("no system python3")
+    hidden = tmp_path / "private"
+    (hidden / "bin").mkdir(parents=True)
+    (hidden / "bin" / "python").symlink_to(os.path.realpath(shared))
+    (hidden / "bin").chmod(0o700)  # bound as it is into the sandbox: no other uid gets through
+    ex = LocalExecutor(ExecutionConfig(python=shared, envs={"dgl": str(hidden / "bin" / "python")}))
+    labels = isolation_by_repo(ex, {"dgl", "esm"})
+    if "own-uid" not in labels["esm"]:
+        pytest.skip("the system python3 is not usable by another uid here")
+    assert "root-without-caps" in labels["dgl"] and "own-uid" not in labels["dgl"]
+    joined = one_isolation(labels)
+    assert joined.startswith("dgl: ") and "; esm: " in joined
+
+
+@needs_bwrap
+def test_sandbox_init_command_line_names_no_host_path(repo):
+    """/proc/1/cmdline inside is bubblewrap's own: it named the repository's and the staging
+    folder's host paths; its options now come from a file (--args)."""
+    res = run(executor(), repo, "tr '\\0' ' ' < /proc/1/cmdline")
+    assert res.exit_code == 0 and res.stdout.startswith("bwrap --args"), res.stdout
+    assert str(repo) not in res.stdout and "ragcode-exec-" not in res.stdout

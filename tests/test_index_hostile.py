@@ -239,3 +239,92 @@ def test_garbage_chunk_columns_are_a_corrupt_error(env, cli) -> None:  # noqa: A
     db.close()
     line = _one_line_error(cli("search", "d", "train", *sets))
     assert "wrong type" in line and "--rebuild" in line
+
+
+def _wrong_shapes(cache: Path, how: str) -> None:
+    """Overwrite a BM25 cache with well-formed files of the wrong shape."""
+    import bm25s
+    import numpy as np
+
+    if how == "other-corpus":  # a whole, consistent model of another (smaller) corpus
+        other = bm25s.BM25()
+        other.index([["x", "y"], ["z"]], show_progress=False)
+        other.save(str(cache))
+    elif how == "vocab-beyond-matrix":  # the issue's case: token ids past the matrix's columns
+        vocab = json.loads((cache / "vocab.index.json").read_text())
+        (cache / "vocab.index.json").write_text(json.dumps({t: i + 10_000 for t, i in vocab.items()}))
+    else:  # "short-indptr": a column index that stops early
+        indptr = np.load(cache / "indptr.csc.index.npy")
+        np.save(cache / "indptr.csc.index.npy", indptr[:2])
+
+
+@pytest.mark.parametrize("how", ["other-corpus", "vocab-beyond-matrix", "short-indptr"])
+def test_bm25_cache_of_wrong_shaped_arrays_is_rebuilt(env, cli, how) -> None:  # noqa: ANN001
+    repo, out, cfg, sets = env
+    _build(cli, repo, out, sets)
+    first = cli("search", "d", "epochs", *sets)
+    assert first.exit_code == 0 and "train.py" in first.output, first.output
+    caches = [p for p in (out / "d" / "bm25").iterdir() if not p.name.startswith(".")]
+    assert len(caches) == 1
+    _wrong_shapes(caches[0], how)
+    again = cli("search", "d", "epochs", *sets)
+    assert again.exit_code == 0 and "Traceback" not in again.output, again.output
+    assert "train.py" in again.output
+    from ragcode.retrieval.bm25 import BM25Retriever, cache_problem
+
+    rebuilt = BM25Retriever(load_index("d", cfg), cfg)  # the rebuilt cache is whole again
+    assert cache_problem(rebuilt.model, len(rebuilt.chunks)) == ""
+    assert [p for p in (out / "d" / "bm25").iterdir() if not p.name.startswith(".")] == caches
+
+
+@pytest.mark.parametrize("generation", [-5, "2", 1.5])
+def test_manifest_with_a_negative_generation_is_refused_and_leaves_no_stray_file(env, cli, generation) -> None:  # noqa: ANN001
+    repo, out, cfg, sets = env
+    index_dir = _build(cli, repo, out, sets)
+    before = sorted(p.name for p in index_dir.iterdir())
+    path = index_dir / "manifest.json"
+    m = json.loads(path.read_text())
+    m["generation"] = generation
+    path.write_text(json.dumps(m))
+    (repo / "notes.md").write_text("# Notes\n\nChanged again.\n")  # the update would write a generation
+    for args in (("search", "d", "train"), ("index", repo, "--name", "d", "--out", out)):
+        line = _one_line_error(cli(*args, *sets))
+        assert "corrupt" in line and "generation" in line and "--rebuild --name d" in line
+    assert sorted(p.name for p in index_dir.iterdir()) == before
+    assert not list(index_dir.glob("*--*"))
+
+
+def test_file_name_that_is_not_utf8_is_skipped_and_counted(env, cli) -> None:  # noqa: ANN001
+    """A name of raw bytes (``\\xff\\xfe.py``) stopped ``ragcode index`` with a UnicodeEncodeError
+    traceback; it is now skipped and counted, and the rest is indexed and searchable."""
+    repo, out, cfg, sets = env
+    with open(os.fsencode(repo) + b"/\xff\xfe.py", "w") as fh:
+        fh.write("def hidden_bytes_name():\n    return 1\n")
+    os.mkdir(os.fsencode(repo) + b"/\xfadir")
+    (repo / "a\nb.md").write_text("# Newline name\nepochs here\n")
+    index_dir = _build(cli, repo, out, sets)
+    manifest = load_index(index_dir).manifest
+    assert manifest.skipped.get("undecodable_name") == 2
+    res = cli("search", "d", "train", *sets)
+    assert res.exit_code == 0 and "train.py" in res.output, res.output
+
+
+def test_link_the_process_may_not_resolve_is_skipped_not_a_traceback(env, cli, monkeypatch) -> None:  # noqa: ANN001
+    """``ragcode index /proc`` stopped on ``realpath('/proc/1/cwd')``: PermissionError. A link
+    that cannot be resolved is now counted as unreadable."""
+    from ragcode.chunking import walk
+
+    repo, out, cfg, sets = env
+    (repo / "forbidden.md").symlink_to(repo / "README.md")
+    (repo / "forbidden_dir").symlink_to(repo, target_is_directory=True)
+    real = os.path.realpath
+
+    def guarded(path, *a, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if "forbidden" in str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(walk.os.path, "realpath", guarded)
+    result = walk.walk_repo(repo)
+    assert result.skipped["unreadable"] == 2
+    assert any(f.path == "train.py" for f in result.files)

@@ -61,6 +61,8 @@ def parse_override(item: str) -> tuple[str, Any]:
 def read_yaml_mapping(path: Path, what: str = "config file") -> dict[str, Any]:
     """A YAML file that must hold a mapping; ``ConfigError`` naming ``what`` otherwise."""
     try:
+        if path.exists() and not path.is_file():  # a FIFO would block, /dev/zero never end
+            raise ConfigError(f"{what} {path} is not a regular file")
         data = yaml.safe_load(path.read_text()) or {}
     except FileNotFoundError:
         raise ConfigError(f"{what} not found: {path}") from None

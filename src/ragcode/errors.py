@@ -47,3 +47,8 @@ class RunConfigMismatchError(RagcodeError):
 
 class OutputBusyError(RagcodeError):
     """Another ragcode process is writing the same run folder or output file."""
+
+
+class RepoPathError(RagcodeError):
+    """A path given by a user or a model leaves the repository it must stay in (or cannot be read
+    as a path at all)."""

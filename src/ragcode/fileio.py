@@ -1,7 +1,9 @@
-"""File writes shared by every stage: atomic writes (a killed process never leaves a
-half-written file), an exclusive lock on an output (two processes never write one run), and
-append-only JSONL files that survive a kill: each line is written, flushed and fsynced; a torn
-last line (a kill mid-write) is ignored on read and cut off before the next append."""
+"""File access shared by every stage: atomic writes (a killed process never leaves a
+half-written file), an exclusive lock on an output (two processes never write one run),
+append-only JSONL files that survive a kill (each line is written, flushed and fsynced; a torn
+last line, from a kill mid-write, is ignored on read and cut off before the next append), and
+the one guard every path a user or a model names inside a repository goes through
+(``inside_repo``)."""
 
 from __future__ import annotations
 
@@ -16,11 +18,38 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ragcode.errors import OutputBusyError
+from ragcode.errors import OutputBusyError, RepoPathError
 
 log = logging.getLogger(__name__)
 
 FOLDER_LOCK = ".ragcode.lock"  # the lock file a run folder's writer holds (``exclusive_output``)
+
+
+def inside_repo(root: str | Path, path: str | Path, base: str | Path | None = None) -> Path:
+    """``path`` resolved (links followed, ``..`` taken) and kept inside the repository ``root``.
+
+    A relative ``path`` is taken from ``base`` (a folder inside ``root``; the root when None).
+    Raises ``RepoPathError`` with a one-line message when the result is outside ``root``
+    (``..``, an absolute path elsewhere, a link out) or is no path at all (a NUL byte). Every
+    tool that reads what a user or a model names (the agent's tools, the answer checks, the
+    static scoring policy) goes through here, so a new reader gets the same guard.
+    """
+    repo = Path(root).resolve()
+    raw = str(path).strip() or "."
+    try:
+        full = (Path(base) if base is not None else repo).joinpath(raw).resolve()
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise RepoPathError(f"bad path {raw[:200]!r}: {exc}") from None
+    if full != repo and repo not in full.parents:
+        raise RepoPathError(f"refused: {raw[:200]!r} is outside the repository; paths are relative to the "
+                            "repository root")
+    try:
+        os.lstat(full)
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # a path that does not exist is still inside
+    except OSError as exc:  # a name too long, a permission the process lacks
+        raise RepoPathError(f"bad path {raw[:200]!r}: {exc.strerror or exc}") from None
+    return full
 
 
 def write_atomic(path: str | Path, data: bytes | str) -> None:

@@ -48,6 +48,7 @@ def solve(task: str | Task, index: IndexRef | None = None, config: Config | None
     if index is None:
         raise RagcodeError("the agent needs an index to work on: pass index=NAME (build one with "
                            "`ragcode index REPO`)")
+    record = Trajectory(trajectory)  # a path it cannot write is refused before any work
     loaded = load_index(index, config)
     repo = Path(loaded.manifest.repo) if loaded.manifest.repo else None
     if repo is None or not repo.is_dir():
@@ -62,7 +63,7 @@ def solve(task: str | Task, index: IndexRef | None = None, config: Config | None
 
         return context if context is not None else retrieve_context(loaded, instruction, config)
 
-    return run_episode(instruction, env, llm or load_llm(config), config, Trajectory(trajectory),
+    return run_episode(instruction, env, llm or load_llm(config), config, record,
                        episode, on_step, retrieved)
 
 

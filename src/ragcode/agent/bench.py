@@ -52,7 +52,7 @@ def agent_generate_fn(config: Any, llm: Any, repos_dir: str | Path, run_dir: str
             indexes[folder] = load_index(index_name(folder) if index_name else folder, config)
         env = AgentEnv(repo_dir, indexes[folder], config, task.path or ".", task.instruction, folder)
         path = trajectory_file(run_dir, task.key)
-        traj = Trajectory(path)
+        traj = Trajectory(path, make_parent=True)
         out = []
         for episode in range(config.generation.n):
             cand = run_episode(task.instruction, env, llm, config, traj, episode, context=context)

@@ -18,17 +18,21 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ragcode.agent.schema import Observation, Param, Tool, ToolCallError
-from ragcode.errors import ConfigError
+from ragcode.errors import ConfigError, RepoPathError
+from ragcode.fileio import inside_repo
 from ragcode.registry import Registry
 
 _SKIP = {".git", "__pycache__", ".hg", ".svn"}
 _LINE_CHARS = 400  # a longer line is cut in open's listing
-_MAX_READ = 20_000_000  # bytes of a file open reads at most
+_MAX_READ = 20_000_000  # bytes open reads past the page shown, counting lines
+_MAX_SKIP = 1 << 30  # bytes open reads in all (to reach a late start)
+_LINE_READ = 1 << 16  # a line is read in pieces of this size
 
 
 @dataclass
@@ -53,14 +57,10 @@ class AgentEnv:
 
     def resolve(self, path: str) -> tuple[Path, str]:
         """``(absolute path, repository-relative path)``, or a refusal when it leaves the repository."""
-        raw = str(path).strip() or "."
         try:
-            full = (self.repo_dir / raw).resolve()
-        except (OSError, ValueError, RuntimeError) as exc:
-            raise ToolCallError(f"bad path {raw!r}: {exc}") from None
-        if full != self.repo_dir and self.repo_dir not in full.parents:
-            raise ToolCallError(f"refused: {raw!r} is outside the repository; paths are relative "
-                                "to the repository root")
+            full = inside_repo(self.repo_dir, path)
+        except RepoPathError as exc:
+            raise ToolCallError(str(exc)) from None
         return full, full.relative_to(self.repo_dir).as_posix() or "."
 
     def check_context(self) -> Any:
@@ -113,53 +113,96 @@ def open_tool(env: AgentEnv, path: str, start: int, end: int) -> Observation:
     if not full.is_file():
         raise ToolCallError(f"open: no file {rel!r}; use ls or search to find one")
     with full.open("rb") as fh:
-        raw = fh.read(_MAX_READ)
-    if b"\0" in raw[:8192]:
-        return Observation(f"{rel} is a binary file ({full.stat().st_size} bytes); not shown")
-    lines = raw.decode("utf-8", errors="replace").splitlines()
-    n = len(lines)
-    if n == 0:
+        if b"\0" in fh.read(8192):
+            return Observation(f"{rel} is a binary file ({full.stat().st_size} bytes); not shown")
+        fh.seek(0)
+        page = read_page(fh, start, end, env.limit - 160)
+    n = page.lines
+    if n == 0 and page.complete:
         return Observation(f"{rel} is empty")
-    if not 1 <= start <= n:
+    if start < 1 or (start > n and page.complete):
         raise ToolCallError(f"open: {rel} has {n} lines; start must be between 1 and {n}")
-    end = n if end <= 0 or end > n else end
-    if end < start:
+    if not page.out:
+        raise ToolCallError(f"open: stopped reading {rel} at line {n} (byte {page.offset} of "
+                            f"{full.stat().st_size}); start {start} lies past what open reads")
+    if 0 < end < start:
         raise ToolCallError(f"open: end {end} is before start {start}")
-    budget = env.limit - 160
-    out, used, shown = [], 0, start - 1
-    for i in range(start, end + 1):
-        line = lines[i - 1]
-        line = f"{i:>5}| {line if len(line) <= _LINE_CHARS else line[:_LINE_CHARS] + ' [line cut]'}"
-        if used + len(line) + 1 > budget and shown >= start:
-            break
+    bounded = end > 0 and not (page.complete and end >= n)  # an end before the file's last line
+    whole = f"of {n}" if page.complete else (f"of at least {n}: stopped reading at byte {page.offset} of "
+                                             f"{full.stat().st_size}; later lines are reached with start")
+    head = f"{rel} (lines {start}-{page.shown} {whole})"
+    more = page.shown < end if bounded else page.shown < n or not page.complete
+    tail = "" if not more else (f"\n[more: open(path={rel!r}, start={page.shown + 1}"
+                                + (f", end={end})" if bounded else ")") + " shows the next lines]")
+    return Observation(head + "\n" + "\n".join(page.out) + tail)
+
+
+@dataclass
+class Page:
+    out: list[str]  # the numbered lines shown
+    shown: int  # the last line shown (start - 1 when none)
+    lines: int  # lines seen in all
+    offset: int  # bytes read
+    complete: bool  # the end of the file was reached
+
+
+def read_page(fh: Any, start: int, end: int, budget: int) -> Page:
+    """Lines ``start``..``end`` (0: to the page's end) of a binary file, numbered, within
+    ``budget`` characters; then the lines counted on up to ``_MAX_READ`` bytes past the page.
+    Reading stops at ``_MAX_SKIP`` bytes in all; a line is kept to ``_LINE_CHARS``."""
+    out: list[str] = []
+    used, shown, n, offset, stop_at = 0, start - 1, 0, 0, _MAX_SKIP
+    collecting = True
+    while offset < stop_at:
+        piece = fh.readline(_LINE_READ)
+        if not piece:
+            return Page(out, shown, n, offset, True)
+        offset += len(piece)
+        while not piece.endswith(b"\n"):  # the rest of a long line: counted, not kept
+            rest = fh.readline(_LINE_READ)
+            if not rest:
+                break
+            offset += len(rest)
+            piece = piece[:_LINE_READ] + rest[-1:]
+        n += 1
+        if not collecting or n < start:
+            continue
+        text = piece.decode("utf-8", "replace").rstrip("\r\n")
+        line = f"{n:>5}| {text if len(text) <= _LINE_CHARS else text[:_LINE_CHARS] + ' [line cut]'}"
+        if (used + len(line) + 1 > budget and shown >= start) or (0 < end < n):
+            collecting, stop_at = False, min(_MAX_SKIP, offset + _MAX_READ)
+            continue
         out.append(line[:budget])
         used += len(line) + 1
-        shown = i
-    head = f"{rel} (lines {start}-{shown} of {n})"
-    tail = "" if shown >= end else (f"\n[more: open(path={rel!r}, start={shown + 1}"
-                                    + (f", end={end})" if end < n else ")") + " shows the next lines]")
-    return Observation(head + "\n" + "\n".join(out) + tail)
+        shown = n
+    return Page(out, shown, n, offset, False)
 
 
 def ls_tool(env: AgentEnv, path: str) -> Observation:
     full, rel = env.resolve(path)
     if not full.is_dir():
         raise ToolCallError(f"ls: {rel!r} is not a folder" + ("; use open" if full.is_file() else ""))
-    entries = []
-    for child in sorted(full.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower())):
-        if child.name in _SKIP:
-            continue
+    with os.scandir(full) as it:  # file types from the listing itself: no stat per entry
+        children = sorted((c for c in it if c.name not in _SKIP),
+                          key=lambda c: (not c.is_dir(follow_symlinks=False), c.name.lower()))
+    entries: list[str] = []
+    used = 0
+    for child in children:
+        if used > env.limit:  # only what can be shown is looked at
+            entries.append(f"[... {len(children) - len(entries)} more entries]")
+            break
         if child.is_symlink():  # not followed here: open and ls say whether it stays inside
             entries.append(f"{child.name}@  (link)")
-        elif child.is_dir():
+        elif child.is_dir(follow_symlinks=False):
             entries.append(child.name + "/")
         else:
             try:
-                size = child.lstat().st_size
+                size = child.stat(follow_symlinks=False).st_size
             except OSError:
                 size = 0
             entries.append(f"{child.name}  ({size} bytes)")
-    head = f"{rel}/: {len(entries)} entries" if rel != "." else f"repository root: {len(entries)} entries"
+        used += len(entries[-1]) + 1
+    head = f"{rel}/: {len(children)} entries" if rel != "." else f"repository root: {len(children)} entries"
     return Observation(cut("\n".join([head, *entries]), env.limit))
 
 

@@ -46,13 +46,17 @@ class Episode:
 
 
 class Trajectory:
-    """The record of one task's episodes at ``path``, or only in memory when ``path`` is None."""
+    """The record of one task's episodes at ``path``, or only in memory when ``path`` is None.
 
-    def __init__(self, path: str | Path | None = None):
+    ``path`` must be a regular file that can be appended to (or not exist yet) in a folder that
+    exists; ``make_parent`` creates that folder (a run folder's own ``trajectories/``), never a
+    user's path, so a mistyped ``--trajectory`` creates no folders anywhere."""
+
+    def __init__(self, path: str | Path | None = None, make_parent: bool = False):
         self.path = Path(path) if path else None
         self.records: list[dict[str, Any]] = []
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            writable_file(self.path, make_parent)
             repair_tail(self.path)
             self.records = read_lines(self.path)
 
@@ -82,6 +86,23 @@ class Trajectory:
         self.records.append(record)
         if self.path is not None:
             append_line(self.path, record)
+
+
+def writable_file(path: Path, make_parent: bool = False) -> None:
+    """Raise a one-line ``RagcodeError`` unless ``path`` is, or can become, a regular file that
+    this process can append to."""
+    try:
+        if path.exists() and not path.is_file():
+            raise RagcodeError(f"trajectory {path} is not a regular file; name a .jsonl file")
+        if not path.parent.is_dir():
+            if not make_parent:
+                raise RagcodeError(f"trajectory {path}: the folder {path.parent} does not exist; create it first")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("ab"):
+            pass
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise RagcodeError(f"trajectory {path} cannot be written: {why}") from None
 
 
 def episodes(path: str | Path) -> dict[int, dict[str, Any]]:

@@ -198,6 +198,8 @@ def load_tasks(source: str | Path, split: str = "full") -> LoadedTasks:
     if path.exists():
         if path.is_dir():
             raise TaskFormatError(f"{path} is a directory; pass a .jsonl or .parquet file")
+        if not path.is_file():  # a FIFO would block, /dev/zero never end
+            raise TaskFormatError(f"{path} is not a regular file; pass a .jsonl or .parquet file")
         if split not in ("full", DEV_SPLIT):
             raise TaskFormatError(f"--split {split} names a hub split; a local file is read whole "
                                   "(or --split dev selects the dev tasks from a copy of the full split)")

@@ -197,8 +197,11 @@ def score_outputs(
         if bar is not None:
             bar[0].stop()
 
+    by_repo = isolation_by_repo(executor, {repo_folder(t.github_id) for t, _ in matched})
     info = {"policy": policy, "executed": executor is not None,
-            "isolation": executor.isolation() if executor is not None else "not executed",
+            "isolation": (one_isolation(by_repo) if by_repo else executor.isolation()) if executor is not None
+            else "not executed",
+            "isolation_by_repo": by_repo,
             "executor": config.execution.executor if executor is not None else None,
             "samples_per_task": max((len(o) for _, o in matched), default=0),
             "unmatched": unmatched, "dropped": dropped, "missing": missing,
@@ -216,6 +219,26 @@ def score_outputs(
     info.update(meta)
     info["policy"] = policy
     return build_report(scored, info)
+
+
+def isolation_by_repo(executor: Any, folders: set[str]) -> dict[str, str]:
+    """The isolation in force for each repository's answers: an executor that runs each
+    repository with its own interpreter (``execution.envs``) says it per repository
+    (``isolation_for``); any other says it once."""
+    if executor is None:
+        return {}
+    label_for = getattr(executor, "isolation_for", None)
+    return {f: label_for(f) if label_for else executor.isolation() for f in sorted(folders)}
+
+
+def one_isolation(by_repo: dict[str, str]) -> str:
+    """One label when every repository ran under the same isolation, else each with its repositories."""
+    labels: dict[str, list[str]] = {}
+    for folder, label in by_repo.items():
+        labels.setdefault(label, []).append(folder)
+    if len(labels) == 1:
+        return next(iter(labels))
+    return "; ".join(f"{', '.join(folders)}: {label}" for label, folders in labels.items())
 
 
 def _progress(enabled: bool, total: int, policy: str):

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragcode.check.facts_env import env_has_modules, in_repo
+from ragcode.errors import RepoPathError
+from ragcode.fileio import inside_repo
 from ragcode.shell import script_calls
 
 _SHORT_FLAG = re.compile(r"^-[A-Za-z]")
@@ -75,14 +77,19 @@ def check_shell(text: str, repo_dir: Path, task_dir: Path) -> StaticResult:
     exists, flags_ok = True, True
     for call in calls:
         script, args = call.target, call.args
-        path = (task_dir / script) if not script.startswith("/") else Path(script)
+        try:
+            path = inside_repo(repo_dir, script, task_dir)
+        except RepoPathError:
+            exists = False  # never read, nor told apart from a missing one
+            res.notes.append(f"script {script} is outside the repository; not read")
+            continue
         if not path.is_file():
             exists = False
             res.notes.append(f"script {script} not found under {task_dir.relative_to(repo_dir) if task_dir.is_relative_to(repo_dir) else task_dir}")
             continue
         if path.suffix != ".py":
             continue
-        accepted = _parser_flags(path.resolve())
+        accepted = _parser_flags(path)
         if accepted is None:
             res.notes.append(f"{script}: parser not readable, flags not judged")
             continue
@@ -109,9 +116,10 @@ def check_python(text: str, repo_dir: Path, task_dir: Path, interpreter: str = "
     res = StaticResult()
     try:
         tree = ast.parse(text)
-    except SyntaxError as exc:
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, nesting too deep
         res.checks["python_parses"] = False
-        res.notes.append(f"does not parse: line {exc.lineno}: {exc.msg}")
+        where = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, SyntaxError) else type(exc).__name__
+        res.notes.append(f"does not parse: {where}")
         return res
     res.checks["python_parses"] = True
     names = sorted(n for n in _top_modules(tree) if not in_repo(n, [task_dir, repo_dir], repo_dir))

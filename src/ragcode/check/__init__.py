@@ -92,8 +92,14 @@ class CheckContext:
 
     @property
     def task_dir(self) -> Path:
+        from ragcode.errors import RepoPathError
+        from ragcode.fileio import inside_repo
+
         rel = (self.workdir or ".").lstrip("/") or "."
-        return (Path(self.repo_dir) / rel).resolve()
+        try:
+            return inside_repo(self.repo_dir, rel)
+        except RepoPathError:  # a task path that leaves the repository: checked from its root
+            return Path(self.repo_dir).resolve()
 
 
 @runtime_checkable

@@ -88,8 +88,8 @@ def read_answer(code: str, answer_type: str) -> Answer:
     if answer_type == "python":
         try:
             return Answer(code, answer_type, tree=ast.parse(code))
-        except (SyntaxError, ValueError) as exc:
-            error = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
+        except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, nesting past the stack
+            error = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc)[:80] or "nested too deeply")
             return Answer(code, answer_type, syntax_error=error)
     return Answer(code, answer_type, commands=_commands(code))
 

@@ -30,6 +30,8 @@ from ragcode.check.answer import read_answer
 from ragcode.check.args import match_args
 from ragcode.check.facts import module_file, read_text, script_flags, scripts_near
 from ragcode.chunking.scripts.flags import Flag
+from ragcode.errors import RepoPathError
+from ragcode.fileio import inside_repo
 from ragcode.shell import PYTHON, ScriptCall
 
 
@@ -146,8 +148,17 @@ def _runs(call: ScriptCall, cwd: Path, repo: Path) -> Path | None:
             main = path.parent / "__main__.py"
             path = main if main.is_file() else path
         return path
-    path = Path(call.target) if call.target.startswith("/") else cwd / call.target
-    return path if path.is_file() else None
+    path = outside_or_inside(call.target, cwd, repo)
+    return path if path is not None and path.is_file() else None
+
+
+def outside_or_inside(target: str, cwd: Path, repo: Path) -> Path | None:
+    """The file ``target`` names from ``cwd``, kept inside the repository; None when it leaves
+    it (the checks never read, nor tell the existence of, a file outside)."""
+    try:
+        return inside_repo(repo, target, cwd)
+    except RepoPathError:
+        return None
 
 
 class BashChecker:
@@ -196,6 +207,9 @@ class BashChecker:
                 return [Finding(self.name, "unknown-module",
                                 say("unknown-module", module=call.target, hint=hint),
                                 line=line, target=call.target, suggestion=script)]
+        elif step.path is None and outside_or_inside(call.target, cwd, repo) is None:
+            return [Finding(self.name, "outside-repo", say("outside-repo", target=call.target), severity=WARNING,
+                            line=line, target=call.target)]
         elif step.path is None:
             near = closest_script(call.target, cwd, repo)
             hint = f"; did you mean {near}?" if near else ""
@@ -251,7 +265,7 @@ def _library_file(path: Path) -> bool:
         return False
     try:
         body = ast.parse(text).body
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     quiet = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
              ast.AnnAssign)
@@ -274,7 +288,7 @@ def _reads_no_args(path: Path | None, repo: Path) -> bool:
         return False
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     names += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level]

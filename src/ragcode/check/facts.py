@@ -18,10 +18,13 @@ import ast
 import functools
 import os
 import re
+import stat
 from pathlib import Path
 
 from ragcode.chunking.scripts.flags import Flag
 from ragcode.chunking.scripts.table import declared_flags
+from ragcode.errors import RepoPathError
+from ragcode.fileio import inside_repo
 
 RUNNABLE = (".py", ".sh")
 _SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv"}
@@ -34,8 +37,16 @@ def _mtime(path: Path) -> float:
         return -1.0
 
 
+MAX_SOURCE_BYTES = 2_000_000  # a bigger file is not read by the checks (a 48 MB script took 12 GB)
+
+
 def read_text(path: Path) -> str | None:
+    """A source file's text; None when it cannot be read, is no regular file (a FIFO would
+    block) or is over ``MAX_SOURCE_BYTES`` (no check can tell anything of it then)."""
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
+            return None
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
@@ -84,14 +95,27 @@ def module_file(name: str, roots: list[Path]) -> Path | None:
     """``pkg.mod`` -> ``ROOT/pkg/mod.py`` or ``ROOT/pkg/mod/__init__.py`` for the first root
     that has it."""
     parts = name.split(".")
+    if not all(parts):
+        return None
     for root in roots:
         base = Path(root).joinpath(*parts)
         for cand in (base.with_suffix(".py"), base / "__init__.py", base / "__main__.py"):
-            if cand.is_file():
+            if cand.is_file() and _within(cand, roots):
                 return cand
-        if base.is_dir():  # a namespace package
+        if base.is_dir() and _within(base, roots):  # a namespace package
             return base
     return None
+
+
+def _within(path: Path, roots: list[Path]) -> bool:
+    """Does ``path`` (links followed) stay inside one of ``roots``, all inside the repository?"""
+    for root in roots:
+        try:
+            inside_repo(root, path)
+            return True
+        except RepoPathError:
+            continue
+    return False
 
 
 def module_symbols(path: Path) -> frozenset[str] | None:
@@ -108,7 +132,7 @@ def _module_symbols(path: Path, _mtime: float) -> frozenset[str] | None:
         return None
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     names: set[str] = set()
     for node in tree.body:

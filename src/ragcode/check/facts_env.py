@@ -17,9 +17,10 @@ import importlib.util
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
+
+from ragcode.check.facts import read_text
 
 
 @functools.lru_cache(maxsize=32)
@@ -57,12 +58,8 @@ def repo_imports(repo_dir: Path) -> frozenset[str]:
     for dirpath, dirnames, filenames in os.walk(repo_dir):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for f in filenames:
-            if f.endswith(".py"):
-                try:
-                    text = (Path(dirpath) / f).read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                names.update(_IMPORT_LINE.findall(text))
+            if f.endswith(".py"):  # read_text: regular files under the size cap only (a FIFO would block)
+                names.update(_IMPORT_LINE.findall(read_text(Path(dirpath) / f) or ""))
     return frozenset(names)
 
 
@@ -85,11 +82,8 @@ def repo_declared_packages(repo_dir: Path) -> frozenset[str]:
     names: set[str] = set()
     for pattern in _DECLARING_FILES:
         for path in repo_dir.glob(pattern):
-            if not path.is_file():
-                continue
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+            text = read_text(path)
+            if text is None:
                 continue
             if path.name.startswith("requirements"):
                 names.update(_norm(m.group(1)) for line in text.splitlines()
@@ -111,16 +105,20 @@ def _env_modules_cached(interpreter: str, names: tuple[str, ...]) -> dict[str, b
     if not names:
         return {}
     if interpreter in ("", sys.executable):
-        return {n: importlib.util.find_spec(n) is not None for n in names}
+        return {n: importlib.util.find_spec(n.split(".")[0]) is not None for n in names}
+    from ragcode.execution.probe import ask_interpreter
+
     code = ("import importlib.util,json,sys;print(json.dumps({n: importlib.util.find_spec(n) is not None "
-            "for n in sys.argv[1:]}))")
+            "for n in json.load(sys.stdin)}))")
+    # top-level names only: finding ``a.b`` would import (run) ``a``
+    proc = ask_interpreter(interpreter, code, json.dumps([n.split(".")[0] for n in names]))
     try:
-        proc = subprocess.run([interpreter, "-c", code, *names], capture_output=True, text=True, timeout=60)
-        return json.loads(proc.stdout)
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+        found = json.loads(proc.stdout) if proc is not None else None
+    except json.JSONDecodeError:
+        found = None
+    if not isinstance(found, dict):
         return {n: True for n in names}  # cannot tell: do not blame the answer
-
-
+    return {n: bool(found.get(n.split(".")[0], True)) for n in names}
 
 
 def env_has_modules(interpreter: str, names: tuple[str, ...] | list[str]) -> dict[str, bool]:

@@ -28,6 +28,11 @@ _DECLARED = (
         (RuleCase("bash missing.sh cora", target="missing.sh"),
          RuleCase(stderr="python: can't open file 'nothere.py': [Errno 2] No such file or directory")),
         fix="certain", fixed_by=("certain",), moved_weight=2.0, shows_flags=True),
+    Rule("outside-repo", "bash", WARNING, 1.0, {
+        "": "{target} is outside the repository; the checks read only the repository's files"},
+        "a script named by an absolute path or `../` that leaves the repository: never read, and said the same "
+        "way whether such a file exists or not, so the checks tell nothing about the host",
+        (RuleCase("python ../../outside_of_it.py --data cora", target="../../outside_of_it.py"),)),
     Rule("unknown-module", "bash", ERROR, 2.0, {
         "": "python -m {module}: no such module in the repository or the environment{hint}"},
         "`python -m X` where no module X exists; when the repository has one script file of that name it is "

@@ -22,7 +22,7 @@ import shlex
 from pathlib import Path
 
 from ragcode.check import CheckContext, Checker, check_answer
-from ragcode.check.bash import resolved_calls
+from ragcode.check.bash import outside_or_inside, resolved_calls
 from ragcode.check.instruction import read_instruction
 from ragcode.check.facts import read_text, script_flags
 from ragcode.check.fill import context_words, fill_values, given_flags, missing_values, score
@@ -50,8 +50,8 @@ def documented_commands(repo: Path, task_dir: Path) -> tuple[tuple[Path, tuple[s
                         if call is None or call.kind != "script" or not call.target.endswith(".py"):
                             continue
                         for base in (folder, task_dir, repo):
-                            path = (base / call.target).resolve()
-                            if path.is_file():
+                            path = outside_or_inside(call.target, base, repo)
+                            if path is not None and path.is_file():
                                 out.setdefault(path, tuple(words))
                                 break
     return tuple(out.items())

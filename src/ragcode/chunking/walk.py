@@ -17,6 +17,8 @@ decoded text with ``\\n`` line endings) and a ``Counter`` of skip reasons:
 - ``not_regular``: not a regular file (a FIFO, a socket, a device), skipped before it is
   opened: reading a named pipe would block forever. Files are opened non-blocking and checked
   again on the open descriptor, so a file swapped for a pipe mid-walk cannot block either;
+- ``undecodable_name``: a file or folder name that is not UTF-8 (no index, query or tool could
+  name it; it used to stop the index run);
 - ``unreadable``: permission or I/O errors. Nothing here is fatal.
 """
 
@@ -186,6 +188,9 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
             if d in exclude_dirs:
                 result.skipped["excluded_dir"] += 1
                 continue
+            if not _utf8(d):
+                result.skipped["undecodable_name"] += 1
+                continue
             if os.path.islink(full):
                 if not cfg.follow_symlinks:
                     result.skipped["symlink"] += 1
@@ -193,7 +198,12 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
                 if not os.path.exists(full):
                     result.skipped["broken_symlink"] += 1
                     continue
-                if not _inside(os.path.realpath(full), root_str):
+                try:
+                    real = os.path.realpath(full)
+                except OSError:
+                    result.skipped["unreadable"] += 1
+                    continue
+                if not _inside(real, root_str):
                     result.skipped["symlink_outside"] += 1
                     continue
             if rules.ignored(rel, is_dir=True):
@@ -206,6 +216,9 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
             rel = f"{rel_dir}/{name}" if rel_dir else name
             full = os.path.join(dirpath, name)
             if name == ".gitignore":
+                continue
+            if not _utf8(name):
+                result.skipped["undecodable_name"] += 1
                 continue
             if os.path.islink(full) and not cfg.follow_symlinks:
                 result.skipped["symlink"] += 1
@@ -229,6 +242,15 @@ def walk_repo(root: str | os.PathLike[str], cfg: WalkConfig | None = None) -> Wa
     return result
 
 
+def _utf8(name: str) -> bool:
+    """Is ``name`` (as ``os.walk`` decoded it) valid UTF-8, with no escaped bytes?"""
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def _inside(real: str, root: str) -> bool:
     """Whether the resolved path ``real`` is ``root`` or below it."""
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
@@ -240,7 +262,10 @@ def _open_nonblocking(path: str, flags: int) -> int:
 
 
 def _read(full: str, rel: str, max_bytes: int, root: str) -> tuple[str | None, SourceFile | None]:
-    real = os.path.realpath(full)
+    try:
+        real = os.path.realpath(full)
+    except OSError:  # a link the process may not follow (/proc/1/cwd)
+        return "unreadable", None
     if not _inside(real, root):
         return "symlink_outside", None
     try:

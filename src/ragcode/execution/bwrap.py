@@ -13,6 +13,8 @@ An answer inside bwrap sees a new root built from nothing, not the host's ``/`` 
 - ``/tmp``: a private tmpfs whose size is the scratch copy plus ``execution.disk_mb``; the
   start script copies the repository into ``/tmp/ragcode/repo`` and runs the answer there, so
   everything an answer can write (its copy, ``/tmp``, ``HOME``, ``TMPDIR``) shares one bound;
+  ``/dev/shm`` is a tmpfs of its own of at most 64 MB (``disk_mb`` when smaller); the new root
+  and ``/dev`` are read-only once built, so a capability-less root cannot write there either;
 - a minimal ``/dev`` and its own ``/proc`` (new pid namespace); with ``execution.gpus``, the
   chosen GPUs' device nodes too (``ragcode.execution.gpus``).
 
@@ -43,6 +45,14 @@ ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "loc
 SRC = "/ragcode/src"
 STAGE = "/ragcode/stage"
 WORK = "/tmp/ragcode"
+# How a bash answer runs: read from its file by the shell itself, then evaluated like ``bash -c``
+# would ($0 stays "bash"). A process argument cannot carry a NUL byte nor more than 128 KiB in
+# one string; a file can (the shell drops NUL bytes with a warning, as it does in a script).
+RUN_BASH = 'eval "$(< {path})"'
+# The same from a file the parent opened (a scratch folder under a 0700 parent is not reachable
+# by path for the answer's uid); the descriptor is closed before the answer runs.
+RUN_BASH_FD = 'eval "$(< /dev/fd/{fd})" {fd}<&-'
+SHM_BYTES = 64 << 20  # /dev/shm's size at most (docker's default too)
 # capabilities kept inside bwrap: none, or just enough for setpriv to switch to the sandbox uid
 # (which then execs with none); bwrap also sets no_new_privs, so setuid binaries stay inert
 CAPS_NONE = ["--cap-drop", "ALL"]
@@ -95,12 +105,16 @@ def system_binds() -> list[str]:
 @functools.cache
 def interpreter_prefixes(interpreter: str) -> tuple[str, ...]:
     """The folders a Python interpreter needs (its venv, its base installation), asked of it
-    once; the interpreter's own folder when it cannot be asked."""
+    once; the interpreter's own folder when it cannot be asked. Asked with ``-I -S`` from ``/``:
+    nothing of the current folder nor of the environment's ``site`` runs outside the sandbox
+    (the venv, which only ``site`` would report, is found by its ``pyvenv.cfg`` instead)."""
     code = ("import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix, "
             "sys.exec_prefix, sys.base_exec_prefix]))")
-    paths = {str(Path(interpreter).absolute().parent), str(Path(interpreter).resolve().parent)}
+    here = {Path(interpreter).absolute().parent, Path(interpreter).resolve().parent}
+    paths = {str(p) for p in here} | {str(p.parent) for p in here if (p.parent / "pyvenv.cfg").is_file()}
     try:
-        proc = subprocess.run([interpreter, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+        proc = subprocess.run([interpreter, "-I", "-S", "-c", code], capture_output=True, text=True,
+                              timeout=60, cwd="/")
         if proc.returncode == 0:
             found = json.loads(proc.stdout)
             paths.add(str(Path(found[0]).resolve().parent))
@@ -162,6 +176,7 @@ class View:
     repo_dir: Path | None = None
     stage_dir: Path | None = None
     devices: list[str] = field(default_factory=list)  # host device nodes bound in (execution.gpus)
+    shm_bytes: int = SHM_BYTES  # /dev/shm: its own small tmpfs (POSIX shared memory, semaphores)
 
     def argv(self, inner: list[str], chdir: str = "/tmp") -> list[str]:
         args = ["bwrap", *(CAPS_SWITCH_UID if self.switch_uid else CAPS_NONE), *NAMESPACES]
@@ -171,7 +186,8 @@ class View:
         # the private /tmp first: an interpreter that lives under the host's /tmp (a CI clone's
         # venv) is then bound on top of it instead of being hidden by it
         args += ["--dev", "/dev", "--proc", "/proc",
-                 "--perms", "1777", "--size", str(self.tmp_bytes), "--tmpfs", "/tmp"]
+                 "--perms", "1777", "--size", str(self.tmp_bytes), "--tmpfs", "/tmp",
+                 "--perms", "1777", "--size", str(self.shm_bytes), "--tmpfs", "/dev/shm"]
         binds = _outermost((*interpreter_prefixes(self.interpreter), *self.ro_paths))
         args += parent_dirs([*binds, STAGE, SRC])
         for p in binds:
@@ -184,7 +200,19 @@ class View:
                 args += ["--ro-bind", str(self.stage_dir / name), f"/etc/{name}"]
         if self.repo_dir is not None:
             args += repo_binds(self.repo_dir)
+        # the new root and /dev are tmpfs of their own, writable by a capability-less root:
+        # read-only once built, so /tmp and /dev/shm (both sized) are all an answer can fill
+        args += ["--remount-ro", "/dev", "--remount-ro", "/"]
         return [*args, "--chdir", chdir, "--", *inner]
+
+
+def answer_bytes(code: str) -> bytes:
+    """The answer as the bytes of its file: UTF-8, undecodable input kept as it came
+    (surrogate escapes), a lone surrogate that no encoding can carry replaced."""
+    try:
+        return code.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return code.encode("utf-8", "replace")
 
 
 def write_accounts(stage: Path, uid: int) -> None:
@@ -198,9 +226,11 @@ def write_accounts(stage: Path, uid: int) -> None:
 # Runs inside the sandbox as the answer's uid: copy the repository onto the bounded tmpfs, say
 # "ready" on the report fd (the answer's time starts then), run the answer with that fd closed,
 # then report the tmpfs usage so a full disk is seen even when the answer hides the error.
-# Run with bash (dash takes no fd number above 9): $1 task path, $2 bash|python, $3 bash code, $4 report fd.
+# Run with bash (dash takes no fd number above 9): $1 task path, $2 bash|python, $3 unused, $4 report fd.
+# The answer itself is always read from /ragcode/stage/answer, never passed as an argument.
 START_SCRIPT = r"""set -u
 W=/tmp/ragcode
+RUN_BASH='@RUN_BASH@'
 FD=$4
 mkdir -p "$W/home" "$W/tmp" "$W/repo" || exit 125
 if ! cp -R -P --preserve=mode,timestamps,links /ragcode/src/. "$W/repo/" 2>"$W/copy.err"; then
@@ -214,9 +244,9 @@ if [ "$2" = python ]; then
   cp /ragcode/stage/answer temp.py || exit 125
   eval "python temp.py $FD>&-"
 else
-  eval "bash -c \"\$3\" $FD>&-"
+  eval "bash -c '$RUN_BASH' $FD>&-"
 fi
 rc=$?
 eval "df -Pk /tmp | tail -n 1 >&$FD"
 exit $rc
-"""
+""".replace("@RUN_BASH@", RUN_BASH.format(path=f"{STAGE}/answer"))

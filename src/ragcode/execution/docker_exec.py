@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
+from ragcode.execution.bwrap import RUN_BASH, answer_bytes
 from ragcode.execution.gpus import docker_requests
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ PAGE = 4096
 TAIL_CHARS = 4000
 SETUP_TIMEOUT_S = 300.0  # copying the repository in, before the answer's clock starts
 KILL_GRACE_S = 10.0  # how long to wait for the output stream to end after a kill
-MAX_ARG = 100_000  # longer bash answers go through a file (one argv string may hold 128 KiB)
+ANSWER_FILE = "/tmp/.ragcode-answer.sh"
+MAX_ARG = 100_000  # what one chunk of a written file may hold (one argv string may hold 128 KiB)
 DISK_FULL = "No space left on device"
 
 # Runs as the sandbox user: copy the checkout (without .git) onto the tmpfs.
@@ -266,14 +268,12 @@ class DockerExecutor:
         if spec.mode == "python":
             self._write(container, f"{cwd}/temp.py", spec.code)
             return ["bash", "-c", prefix + "exec python temp.py"]
-        code = prefix + spec.code
-        if len(code.encode("utf-8", "surrogateescape")) <= MAX_ARG and "\0" not in code:
-            return ["bash", "-c", code]
-        self._write(container, "/tmp/.ragcode-answer.sh", code)  # too long for one argv string
-        return ["bash", "/tmp/.ragcode-answer.sh"]
+        # always through a file: an argument carries no NUL byte and at most 128 KiB
+        self._write(container, ANSWER_FILE, spec.code)
+        return ["bash", "-c", prefix + RUN_BASH.format(path=ANSWER_FILE)]
 
     def _write(self, container: Any, path: str, text: str) -> None:
-        data = text.encode("utf-8", "surrogateescape")
+        data = answer_bytes(text)
         self._setup(container, ["sh", "-c", WRITE_SCRIPT, "sh", path, *_chunks(data)], f"write {path}")
 
     def _setup(self, container: Any, argv: list[str], what: str, hint: str = "") -> None:

@@ -12,7 +12,10 @@ Isolation (``execution.isolation``; the choice is recorded in every result):
 
 Without a working bubblewrap, ``auto`` refuses to execute: a missing sandbox never silently
 becomes a weaker one. Always: a new session so the whole tree can be killed, CPU-time /
-address-space / file-size / process-count rlimits, a pids cgroup where one can be made, a
+address-space / file-size / process-count rlimits, one memory bound for all the answer's
+processes together (``execution.memory_mb``: a memory cgroup where one can be made, holding the
+bwrap tmpfs's size on top; else a watch of their resident memory that kills the answer when the
+sum passes it), a pids cgroup where one can be made, a
 scrubbed environment, and (as root) a fresh unprivileged uid. Scratch folders name their owner;
 folders and cgroups of dead owners (a scorer killed with SIGKILL) are swept when an executor
 starts.
@@ -23,9 +26,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import resource
 import secrets
-import select
 import shutil
 import subprocess
 import sys
@@ -36,21 +37,22 @@ from typing import TYPE_CHECKING
 
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
-from ragcode.execution.bwrap import (START_SCRIPT, STAGE, WORK, View, bwrap_works, unshare_works,
-                                     write_accounts)
+from ragcode.execution.bwrap import (RUN_BASH_FD, SHM_BYTES, START_SCRIPT, STAGE, WORK, View, answer_bytes, bwrap_works,
+                                     unshare_works, write_accounts)
 from ragcode.execution import gpus
-from ragcode.execution.cgroup import PidsCgroup
+from ragcode.execution.cgroup import AnswerCgroup
+from ragcode.execution.limits import apply_rlimits, check_limits
 from ragcode.execution.procs import find_survivors, kill_tree
-from ragcode.execution.scratch import marked_dir, scratch_copy, sweep_dead_owners, tmpfs_bytes, tree_bytes
+from ragcode.execution.scratch import (marked_dir, scratch_copy, sweep_dead_owners, sweep_uid_files, tmpfs_bytes,
+                                      tree_bytes)
+from ragcode.execution.watch import Bounds, Tail, descendants, ready, tmpfs_full, wait_answer
 
 if TYPE_CHECKING:
     from ragcode.config import ExecutionConfig
 
 log = logging.getLogger(__name__)
 
-TAIL_CHARS = 4000
 MB = 1024 * 1024
-COPY_TIMEOUT_S = 300.0  # copying the repository into the sandbox, before the answer's clock starts
 DISK_FULL = "No space left on device"
 _WARNED: set[str] = set()
 _SETPRIV_DROP = ["--bounding-set=-all", "--inh-caps=-all"]
@@ -83,24 +85,13 @@ def usable_by_other_uid(interpreter: str, uid: int, bwrap: bool = False) -> bool
     Probed through ``sh``: setpriv itself execs with capabilities still effective.
     """
     inner = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *_SETPRIV_DROP,
-             "--", "sh", "-c", 'exec "$0" -c pass', interpreter]
+             "--", "sh", "-c", 'exec "$0" -I -c pass', interpreter]
     argv = View(interpreter, switch_uid=True).argv(inner) if bwrap else inner
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=60)
+        proc = subprocess.run(argv, capture_output=True, timeout=60, cwd="/")
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
-
-
-def _tail(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - TAIL_CHARS))
-            return fh.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def _write_shims(bindir: Path, interp: str) -> None:
@@ -119,6 +110,7 @@ class LocalExecutor:
 
         self.config = config or ExecutionConfig()
         self.mode = choose_isolation(self.config.isolation)
+        check_limits(self.config, disk_in_memory=self.mode == "bwrap")
         base = self.config.scratch_dir
         if base and not Path(base).is_dir():
             raise ExecutionError(f"execution.scratch_dir {base} is not a directory; create it or leave it empty")
@@ -129,9 +121,10 @@ class LocalExecutor:
         self.can_switch_uid = (self.run_as_root and self.config.sandbox_uid_base > 0
                                and bool(shutil.which("setpriv")))
         sweep_dead_owners(base or None)
-        PidsCgroup.sweep_dead_owners()
-        probe = PidsCgroup.create(self.config.max_procs)
+        AnswerCgroup.sweep_dead_owners()
+        probe = AnswerCgroup.create(self.config.max_procs, self.config.memory_mb * MB)
         self.cgroups = probe is not None
+        self.memory_cgroup = probe is not None and probe.memory
         self.gpu_nodes = gpus.device_nodes(self.config.gpus)  # execution.gpus; an error when absent
         if probe is not None:
             probe.remove()
@@ -163,7 +156,9 @@ class LocalExecutor:
         elif self.mode == "none":
             parts.append("network-open")
         if self.cgroups:
-            parts.append("cgroup(pids)")
+            parts.append("cgroup(pids,memory)" if self.memory_cgroup else "cgroup(pids)")
+        if not self.memory_cgroup:
+            parts.append("memory-watched")
         if self.config.gpus:
             parts.append(f"gpus({','.join(map(str, self.config.gpus))})")
         if self.can_switch_uid and usable_by_other_uid(interp, self.config.sandbox_uid_base, self.mode == "bwrap"):
@@ -171,6 +166,10 @@ class LocalExecutor:
         elif self.run_as_root:
             parts.append("root-without-caps")
         return "+".join(parts)
+
+    def isolation_for(self, repo_name: str) -> str:
+        """The isolation of answers to ``repo_name``'s tasks (its interpreter decides the uid)."""
+        return self.isolation(self.interpreter(repo_name))
 
     def interpreter(self, repo_name: str) -> str:
         return self.config.envs.get(repo_name) or self.config.python or sys.executable
@@ -191,6 +190,8 @@ class LocalExecutor:
             return infra(f"repository {repo} is not a directory; place the checkout there "
                          "(see `ragcode mlbench prepare`) or fix --repos")
         rel = (spec.workdir or ".").lstrip("/") or "."
+        if "\0" in rel:
+            return infra(f"task path {spec.workdir!r} holds a NUL byte")
         cwd = (repo / rel).resolve()
         if cwd != repo.resolve() and repo.resolve() not in cwd.parents:
             return infra(f"task path {spec.workdir!r} leaves the repository")
@@ -205,60 +206,74 @@ class LocalExecutor:
         try:
             if self.mode == "bwrap":
                 return self._run_bwrap(spec, repo, rel, uid, interp, iso)
-            with scratch_copy(repo, self.config.scratch_dir or None, owner=uid) as work:
-                return self._run_host(spec, work, rel, uid, interp, iso)
+            try:
+                with scratch_copy(repo, self.config.scratch_dir or None, owner=uid) as work:
+                    return self._run_host(spec, work, rel, uid, interp, iso)
+            finally:
+                if uid is not None:
+                    sweep_uid_files(uid)
         except ExecutionError as exc:
             return infra(str(exc))
 
     def _run_bwrap(self, spec: ExecSpec, repo: Path, rel: str, uid: int | None, interp: str,
                    iso: str) -> ExecResult:
         with marked_dir(self.config.scratch_dir or None) as root:
-            stage, logdir = root / "stage", root / "log"
+            stage = root / "stage"
             stage.mkdir(mode=0o755)
-            logdir.mkdir(mode=0o700)
             root.chmod(0o711)
             _write_shims(stage / "bin", interp)
             write_accounts(stage, uid if uid is not None else os.geteuid())
             (stage / "start.sh").write_text(START_SCRIPT)
-            if spec.mode == "python":
-                (stage / "answer").write_text(spec.code, encoding="utf-8")
+            (stage / "answer").write_bytes(answer_bytes(spec.code))
             for p in stage.iterdir():
                 if p.is_file():
                     p.chmod(0o644)
             size = tmpfs_bytes(repo) + self.config.disk_mb * MB
             view = View(interp, list(self.config.ro_paths), size + size // 100 + MB, self.config.network,
-                        uid is not None, repo, stage, self.gpu_nodes)
+                        uid is not None, repo, stage, self.gpu_nodes, min(SHM_BYTES, self.config.disk_mb * MB))
             r, w = os.pipe()
-            inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode,
-                     spec.code if spec.mode == "bash" else "", str(w)]
+            inner = ["/bin/bash", f"{STAGE}/start.sh", rel, spec.mode, "", str(w)]
             argv = view.argv(self._as_uid(inner, uid))
+            # bwrap's options from a file (--args): its command line, which the answer sees as
+            # /proc/1/cmdline, then names none of the host's paths (the command after -- stays)
+            cut_at = argv.index("--")
+            (root / "bwrap.args").write_bytes(b"".join(os.fsencode(a) + b"\0" for a in argv[1:cut_at]))
+            args_fd = os.open(root / "bwrap.args", os.O_RDONLY)
             env = self._env(f"{STAGE}/bin", f"{WORK}/home", f"{WORK}/tmp")
-            return self._spawn(argv, Path("/"), env, logdir, spec, uid, iso, report=(r, w))
+            try:
+                return self._spawn([argv[0], "--args", str(args_fd), *argv[cut_at:]], Path("/"), env, spec, uid, iso,
+                                   report=(r, w), tmpfs=view.tmp_bytes + view.shm_bytes, keep_fds=(args_fd,))
+            finally:
+                os.close(args_fd)
 
     def _run_host(self, spec: ExecSpec, work: Path, rel: str, uid: int | None, interp: str,
                   iso: str) -> ExecResult:
         root = work.parent
         cwd = work / rel
-        bindir, home, tmp, logdir = root / "bin", root / "home", root / "tmp", root / "log"
+        bindir, home, tmp = root / "bin", root / "home", root / "tmp"
         _write_shims(bindir, interp)
-        for d in (home, tmp, logdir):
+        for d in (home, tmp):
             d.mkdir()
-        logdir.chmod(0o700)
-        if spec.mode == "python":
-            (cwd / "temp.py").write_text(spec.code, encoding="utf-8")
-            inner = [str(bindir / "python"), "temp.py"]
-        else:
-            inner = ["bash", "-c", spec.code]
+        answer = cwd / "temp.py" if spec.mode == "python" else root / "answer"
+        answer.write_bytes(answer_bytes(spec.code))
+        answer.chmod(0o644)
         if uid is not None:
-            for p in (home, tmp, *([cwd / "temp.py"] if spec.mode == "python" else [])):
+            for p in (home, tmp, answer):
                 os.chown(p, uid, uid)
+        fd = os.open(answer, os.O_RDONLY) if spec.mode == "bash" else None
+        # never the answer itself as an argument (NUL bytes, 128 KiB per argument)
+        inner = [str(bindir / "python"), "temp.py"] if fd is None else ["bash", "-c", RUN_BASH_FD.format(fd=fd)]
         if self.mode == "unshare" and not self.config.network:
             inner = ["unshare", "-n", "--", *self._as_uid(inner, uid)]
         else:
             inner = self._as_uid(inner, uid)
         env = self._env(str(bindir), str(home), str(tmp))
         limit = tree_bytes(root) + self.config.disk_mb * MB
-        return self._spawn(inner, cwd, env, logdir, spec, uid, iso, watch=(root, limit))
+        try:
+            return self._spawn(inner, cwd, env, spec, uid, iso, disk=(root, limit), keep_fds=(fd,) if fd else ())
+        finally:
+            if fd is not None:
+                os.close(fd)
 
     def _as_uid(self, inner: list[str], uid: int | None) -> list[str]:
         if uid is not None:
@@ -277,114 +292,90 @@ class LocalExecutor:
         env.update(self.config.env)
         return env
 
-    def _limits(self) -> None:  # runs in the child between fork and exec
-        c = self.config
-        resource.setrlimit(resource.RLIMIT_CPU, (c.cpu_s, c.cpu_s))
-        resource.setrlimit(resource.RLIMIT_AS, (c.memory_mb * MB, c.memory_mb * MB))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (c.file_mb * MB, c.file_mb * MB))
-        resource.setrlimit(resource.RLIMIT_NPROC, (c.max_procs, c.max_procs))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    def _memory_watch(self, leader: int, uid: int | None,
+                      cgroup: AnswerCgroup | None) -> tuple[Callable[[], list[int]], int] | None:
+        """Where no memory cgroup bounds the answer: its processes (its tree, its session, its uid,
+        its pids cgroup) and the bytes their resident memory may sum to."""
+        if cgroup is not None and cgroup.memory:
+            return None
 
-    def _spawn(self, argv: list[str], cwd: Path, env: dict[str, str], logdir: Path, spec: ExecSpec,
+        def members() -> list[int]:
+            return [*descendants(leader), *find_survivors(leader, uid), *(cgroup.pids() if cgroup else [])]
+
+        return members, self.config.memory_mb * MB
+
+    def _spawn(self, argv: list[str], cwd: Path, env: dict[str, str], spec: ExecSpec,
                uid: int | None, iso: str, report: tuple[int, int] | None = None,
-               watch: tuple[Path, int] | None = None) -> ExecResult:
+               disk: tuple[Path, int] | None = None, keep_fds: tuple[int, ...] = (),
+               tmpfs: int = 0) -> ExecResult:
         """Start ``argv``, wait for the sandbox to be ready (``report``: the start script's fd),
-        give the answer its timeout, then kill everything it left. ``watch``: a host folder whose
-        size must stay under a limit (the disk cap where no tmpfs bounds it)."""
-        out_path, err_path = logdir / "stdout", logdir / "stderr"
-        cgroup = PidsCgroup.create(self.config.max_procs) if self.cgroups else None
+        give the answer its timeout, then kill everything it left. ``disk``: a host folder whose
+        size must stay under a limit (the disk cap where no tmpfs bounds it). The answer's
+        output goes to pipes whose tails are kept (``ragcode.execution.watch.Tail``): no log
+        file, so nothing of it lands outside the answer's own disk bound."""
+        memory = self.config.memory_mb * MB
+        # the tmpfs's pages are charged to the group that writes them; its own size bounds them
+        cgroup = AnswerCgroup.create(self.config.max_procs, memory + tmpfs) if self.cgroups else None
 
         def child_setup() -> None:  # in the child, between fork and exec
             if cgroup is not None:
                 cgroup.enter()
-            self._limits()
+            apply_rlimits(self.config)
 
-        timed_out, code, disk_full, infra, duration = False, None, False, "", 0.0
+        timed_out, code, limit, infra, duration = False, None, "", "", 0.0
         try:
-            with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
-                # drain_stdout=False: a pipe nobody reads, exactly like the official harness
-                stdout = out_fh if spec.drain_stdout else subprocess.PIPE
-                try:
-                    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                            stdout=stdout, stderr=err_fh, start_new_session=True,
-                                            preexec_fn=child_setup, pass_fds=report[1:] if report else ())
-                except OSError as exc:
-                    return ExecResult(None, False, iso, infra_error=f"cannot start {argv[0]}: {exc}")
-                finally:
-                    if report:
-                        os.close(report[1])
-                reader = os.fdopen(report[0], "rb") if report else None
-                try:
-                    if reader is not None and not _ready(reader, proc):
-                        infra = "the sandbox did not start"
-                    else:
-                        start = time.monotonic()
-                        code, timed_out, disk_full = _wait(proc, spec.timeout_s, watch)
-                        duration = time.monotonic() - start
-                    survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
-                    if cgroup is not None:
-                        survivors.update(cgroup.pids())
-                        cgroup.kill_all()
-                    kill_tree(proc.pid, uid)
-                    proc.wait()
-                    if reader is not None:
-                        disk_full = disk_full or _tmpfs_full(reader.read().decode("utf-8", "replace"))
-                finally:
-                    if reader is not None:
-                        reader.close()
-                    if proc.stdout is not None:
-                        proc.stdout.close()
+            try:
+                proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                        preexec_fn=child_setup, pass_fds=(*keep_fds, *report[1:]) if report else keep_fds)
+            except (OSError, subprocess.SubprocessError) as exc:  # a cgroup or rlimit refused in the child
+                return ExecResult(None, False, iso, infra_error=f"cannot start {argv[0]}: {exc}")
+            finally:
+                if report:
+                    os.close(report[1])
+            # drain_stdout=False: a pipe nobody reads, exactly like the official harness
+            assert proc.stdout is not None and proc.stderr is not None
+            out = Tail(proc.stdout) if spec.drain_stdout else None
+            err = Tail(proc.stderr)
+            reader = os.fdopen(report[0], "rb") if report else None
+            try:
+                if reader is not None and not ready(reader, proc):
+                    infra = "the sandbox did not start"
+                else:
+                    start = time.monotonic()
+                    code, timed_out, limit = wait_answer(proc, spec.timeout_s, Bounds(disk, self._memory_watch(
+                        proc.pid, uid, cgroup)))
+                    duration = time.monotonic() - start
+                survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
+                if cgroup is not None:
+                    survivors.update(cgroup.pids())
+                    cgroup.kill_all()
+                kill_tree(proc.pid, uid)
+                proc.wait()
+                if cgroup is not None and cgroup.oom_killed():
+                    limit = limit or "memory"
+                if reader is not None and tmpfs_full(reader.read().decode("utf-8", "replace")):
+                    limit = limit or "disk"
+            finally:
+                if reader is not None:
+                    reader.close()
+                stdout = out.text() if out is not None else ""
+                stderr = err.text()
+                for tail in (out, err):
+                    if tail is not None:
+                        tail.close()
+                if out is None:
+                    proc.stdout.close()
         finally:
             if cgroup is not None:
                 cgroup.remove()
-        stderr = _tail(err_path)
         first = stderr.strip().splitlines()[0] if stderr.strip() else f"exit code {proc.returncode}"
         if infra or (code not in (None, 0) and stderr.lstrip().startswith(
                 ("bwrap:", "setpriv:", "unshare:", "ragcode-sandbox:"))):
             code, timed_out = None, False
             infra = f"sandbox failed to start: {first}"
-        disk_full = disk_full or DISK_FULL in stderr
-        return ExecResult(code, timed_out, iso, stdout=_tail(out_path), stderr=stderr,
+        if not limit and DISK_FULL in stderr:
+            limit = "disk"
+        return ExecResult(code, timed_out, iso, stdout=stdout, stderr=stderr,
                           duration_s=round(duration, 3), infra_error=infra,
-                          leftover_killed=len(survivors - {proc.pid}),
-                          limit_hit="disk" if disk_full else "")
-
-
-def _ready(reader, proc: subprocess.Popen) -> bool:
-    """Wait for the start script's ``ready`` line (the repository copy is in place)."""
-    deadline = time.monotonic() + COPY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([reader], [], [], 0.5)
-        if ready:
-            return reader.readline().strip() == b"ready"
-        if proc.poll() is not None:
-            return False
-    return False
-
-
-def _wait(proc: subprocess.Popen, timeout: float, watch: tuple[Path, int] | None) -> tuple[int | None, bool, bool]:
-    """(exit code, timed out, disk cap hit) of the answer."""
-    if watch is None:
-        try:
-            return proc.wait(timeout=timeout), False, False
-        except subprocess.TimeoutExpired:
-            return None, True, False
-    folder, limit = watch
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return proc.wait(timeout=min(0.2, max(0.0, deadline - time.monotonic()))), False, False
-        except subprocess.TimeoutExpired:
-            if tree_bytes(folder) > limit:
-                return None, False, True
-            if time.monotonic() >= deadline:
-                return None, True, False
-
-
-def _tmpfs_full(report: str) -> bool:
-    """From the start script's closing ``df -Pk`` line: is the sandbox's tmpfs (nearly) full?"""
-    for line in report.splitlines():
-        fields = line.split()
-        if len(fields) >= 4 and fields[3].isdigit():
-            return int(fields[3]) < 512  # KiB left
-    return False
+                          leftover_killed=len(survivors - {proc.pid}), limit_hit=limit)

@@ -65,6 +65,32 @@ def sweep_dead_owners(base: str | None = None) -> int:
     return removed
 
 
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")  # where any uid can write on a host
+
+
+def sweep_uid_files(uid: int, places: tuple[str, ...] = SHARED_WRITABLE) -> int:
+    """Remove what ``uid`` (an answer's own fresh uid, outside bubblewrap) left in the host's
+    world-writable folders; returns how many entries were removed."""
+    removed = 0
+    for place in places:
+        try:
+            entries = list(os.scandir(place))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+                removed += 1
+            except OSError:
+                continue
+    return removed
+
+
 def tree_bytes(folder: Path, skip: frozenset[str] = frozenset(SKIP_NAMES)) -> int:
     """Bytes the files under ``folder`` take on a tmpfs (whole pages per file, a page per link);
     top-level entries named in ``skip`` are left out."""

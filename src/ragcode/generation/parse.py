@@ -87,7 +87,7 @@ def _looks_python(code: str) -> bool:
 def _parses(code: str) -> bool:
     try:
         ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return True
 

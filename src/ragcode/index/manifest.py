@@ -54,7 +54,7 @@ class Manifest(_Strict):
     embedder: EmbedderInfo
     files: dict[str, str]  # path -> sha256
     counts: Counts
-    generation: int = 0
+    generation: Annotated[int, Field(ge=0)] = 0  # names the files; a negative one would name chunks--4.sqlite
     ragcode_version: str = ""
     name: str = ""
     repo: str = ""

@@ -58,20 +58,31 @@ class BM25Retriever(Retriever):
         self._masks: dict[Filters, Any] = {}  # filter -> which chunks it accepts
         key = corpus_key(self._chunks)
         root = Path(cache_dir) if cache_dir is not None else _cache_root(corpus, config)
-        target = root / key if root is not None else None
+        self._target = root / key if root is not None else None
         self.model = None
+        target = self._target
         if target is not None and (target / "params.index.json").exists():
             try:
-                self.model = bm25s.BM25.load(str(target))
+                model = bm25s.BM25.load(str(target))
+                why = cache_problem(model, len(self._chunks))
             except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
-                log.warning("BM25 cache %s unreadable (%s); rebuilding", target, exc)
+                why = f"unreadable ({exc})"
+            if why:
+                log.warning("BM25 cache %s %s; rebuilding", target, why)
+            else:
+                self.model = model
         if self.model is None:
-            self.model = bm25s.BM25()
-            docs = [code_tokens(document_text(c)) or ["\0empty"] for c in self._chunks]
-            if docs:
-                self.model.index(docs, show_progress=False)
-            if target is not None and docs:
-                _save_atomic(self.model, target)
+            self._build(replace=target is not None and target.exists())
+
+    def _build(self, replace: bool = False) -> None:
+        import bm25s
+
+        self.model = bm25s.BM25()
+        docs = [code_tokens(document_text(c)) or ["\0empty"] for c in self._chunks]
+        if docs:
+            self.model.index(docs, show_progress=False)
+        if self._target is not None and docs:
+            _save_atomic(self.model, self._target, replace)
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -84,7 +95,12 @@ class BM25Retriever(Retriever):
         if not q or not self._chunks:
             return np.zeros(len(self._chunks), dtype="float32")
         assert self.model is not None  # built or loaded in __init__
-        return self.model.get_scores(q)
+        try:
+            return self.model.get_scores(q)
+        except (ValueError, IndexError) as exc:  # a cache that passed the checks and is still wrong
+            log.warning("BM25 model of %s failed a query (%s); rebuilding", self._target, exc)
+            self._build(replace=True)
+            return self.model.get_scores(q)
 
     def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
         import numpy as np
@@ -109,11 +125,46 @@ class BM25Retriever(Retriever):
         return hits
 
 
-def _save_atomic(model: Any, target: Path) -> None:
+def cache_problem(model: Any, n_docs: int) -> str:
+    """What is wrong with a loaded BM25 model for a corpus of ``n_docs`` chunks (its arrays can be
+    well-formed files of the wrong shape); empty when nothing is."""
+    import numpy as np
+
+    try:
+        s = model.scores
+        data, indices, indptr = (np.asarray(s[k]) for k in ("data", "indices", "indptr"))
+        vocab = dict(model.vocab_dict)
+        num_docs = int(s["num_docs"])
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        return f"is incomplete ({exc})"
+    if num_docs != n_docs:
+        return f"holds {num_docs} documents, the index {n_docs}"
+    if data.ndim != 1 or indices.shape != data.shape or indptr.ndim != 1 or len(indptr) < 1:
+        return "has arrays of the wrong shape"
+    if indptr[0] != 0 or indptr[-1] != len(data) or bool(np.any(np.diff(indptr) < 0)):
+        return "has a broken column index"
+    if len(indices) and (int(indices.min()) < 0 or int(indices.max()) >= num_docs):
+        return "names documents that do not exist"
+    ids = [i for t, i in vocab.items() if t != ""]
+    if not all(isinstance(i, int) for i in ids) or (ids and (min(ids) < 0 or max(ids) >= len(indptr) - 1)):
+        return f"has a vocabulary ({len(ids)} words) that its matrix ({len(indptr) - 1} columns) does not cover"
+    return ""
+
+
+def _save_atomic(model: Any, target: Path, replace: bool = False) -> None:
+    """Save ``model`` as ``target`` through a temp folder; ``replace``: a bad cache is there and
+    is swapped out (moved aside, then removed), else another process's equal one is kept."""
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".bm25-", dir=target.parent))
     try:
         model.save(str(tmp))
+        if replace and target.exists():
+            old = Path(tempfile.mkdtemp(prefix=".bm25-old-", dir=target.parent))
+            try:
+                os.replace(target, old / "x")
+            except OSError:
+                pass
+            shutil.rmtree(old, ignore_errors=True)
         try:
             os.replace(tmp, target)
         except OSError:  # another process won the race; theirs is equally good

@@ -94,7 +94,7 @@ def run_cells_in_parallel(todo: Sequence[tuple[Any, str, str]], job: CellJob, re
             first.append((cell, ckey, rkey))
         else:
             rest.append((cell, ckey, rkey))
-    pool = open_for(config, kind, cap, resources, job, f"ablation {spec.name}")
+    pool = open_for(config, kind, cap, resources, job, f"ablation {spec.name}", pending=len(todo))
     bar = TaskProgress(f"ablation {spec.name}") if progress else None
     if bar is not None:
         bar.start(len(todo))

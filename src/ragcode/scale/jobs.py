@@ -21,6 +21,7 @@ worker process imports by name when it unpickles it.
 from __future__ import annotations
 
 import logging
+import os
 import pickle
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 
 NO_MODEL_BACKENDS = ("openai", "scripted")  # backends that keep no model in memory
 UNCAPPED = 1 << 20
+THREADS_PER_CPU, THREADS_MIN = 4, 32  # API-client threads wait on the network, not on a CPU
 
 
 def parallel(config: Config) -> bool:
@@ -61,15 +63,32 @@ def plan(config: Config, generates: bool, executes: bool = False) -> tuple[str, 
     return kind, max(1, cap), ({"num_gpus": 1} if gpu else {})
 
 
+def machine_slots(kind: str) -> int:
+    """How many workers of ``kind`` this machine can keep busy: a process per usable CPU; threads
+    (API clients, waiting on the network) a few per CPU."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, cpus) if kind == "processes" else max(THREADS_MIN, THREADS_PER_CPU * cpus)
+
+
 def open_for(config: Config, kind: str, cap: int, resources: dict[str, float], factory: Any,
-             what: str) -> Pool:
+             what: str, pending: int) -> Pool:
     """The pool for ``what``: ``scale.workers`` workers of ``kind`` (one: the serial pool), or Ray
     actors with ``scale.ray_address`` (one worker asked: one per CPU of the cluster); never more
-    than ``cap``."""
+    than ``cap``, than the ``pending`` units of work, nor (here) than the machine can run
+    (``machine_slots``): ``--workers 1000000`` starts no more processes than that."""
     workers, ray = config.scale.workers, config.scale.ray_address
     if cap < workers:
         log.warning("%s: %d worker(s), not %d: scale.max_local_models=%d (each worker holds its own "
                     "copy of the model); raise it if memory allows", what, cap, workers, cap)
+    cap = max(1, min(cap, pending))  # no worker without work
+    machine = UNCAPPED if ray else machine_slots(kind)
+    if min(workers, cap) > machine:
+        log.warning("%s: %d worker(s), not %d: this machine runs at most %d %s at once", what, machine,
+                    workers, machine, kind)
+    cap = min(cap, machine)
     slots = min(workers, cap)
     if ray:
         from ragcode.scale.ray_pool import RayPool
@@ -133,7 +152,7 @@ def generate_tasks(pending: Sequence[Any], build_context: Callable[[Any], Any], 
                       None if rounds_dir is None else str(rounds_dir))
     if ray and config.generation.llm.backend == "openai":
         job.share = max(1, config.scale.workers)
-    pool = open_for(config, kind, cap, resources, job, "mlbench run")
+    pool = open_for(config, kind, cap, resources, job, "mlbench run", pending=len(pending))
     contexts: dict[int, tuple[Any, float]] = {}
     count = [0]
 
@@ -214,7 +233,7 @@ def score_in_parallel(matched: Sequence[tuple[Any, list[str]]], policy: str, con
         return fresh
     kind, cap, resources = plan(config, generates=False, executes=executed)
     job = ScoreJob(policy, config, str(repos_dir), executed, parts)
-    pool = open_for(config, kind, cap, resources, job, "mlbench score")
+    pool = open_for(config, kind, cap, resources, job, "mlbench score", pending=len(todo))
     keys = list(todo)
 
     def on_done(done: Done) -> None:

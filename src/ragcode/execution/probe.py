@@ -1,0 +1,36 @@
+"""Asking a configured interpreter a question without running anything of the current folder,
+a repository or its environment outside the sandbox.
+
+The checks need to know what an environment can import (``execution.python``,
+``execution.envs.<repo>``). Starting that interpreter runs its ``site`` (``.pth`` files,
+``sitecustomize``) and, with ``-c``, puts the current folder first on ``sys.path``: a
+``json.py`` there would run as the scorer's user. So the question runs in isolated mode (``-I``:
+no current folder on the path, no ``PYTHON*`` variables, no user site), from an empty folder,
+and inside the bubblewrap view of an executed answer (no repository, no network, a private
+``/tmp``) wherever bubblewrap works. The question's data goes through stdin, never argv.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+
+from ragcode.execution.bwrap import View, bwrap_works
+
+PROBE_TIMEOUT_S = 60.0
+_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def ask_interpreter(interpreter: str, code: str, stdin: str = "",
+                    timeout: float = PROBE_TIMEOUT_S) -> subprocess.CompletedProcess[str] | None:
+    """Run ``interpreter -I -c code`` with ``stdin``, sandboxed; None when it cannot run."""
+    argv = [interpreter, "-I", "-c", code]
+    with tempfile.TemporaryDirectory(prefix="ragcode-probe-") as empty:
+        if bwrap_works():
+            argv = View(interpreter, tmp_bytes=64 << 20).argv(argv, chdir="/tmp")
+        try:
+            return subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout,
+                                  cwd=empty, env=dict(_ENV), start_new_session=True)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
