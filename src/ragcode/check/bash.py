@@ -267,8 +267,10 @@ def _library_file(path: Path) -> bool:
 
 def _reads_no_args(path: Path | None, repo: Path) -> bool:
     """A Python script that reads no command line: neither it nor a module of the repository it
-    imports (``from options.train_options import TrainOptions`` parses for ``train.py``) mentions
-    a parser, ``sys.argv`` or input()."""
+    imports (``from options.train_options import TrainOptions`` parses for ``train.py``; ``from
+    .transcribe import cli`` for a package's ``__main__.py``) nor a file it executes
+    (``exec(open('configurator.py').read())``, which reads ``sys.argv``) mentions a parser,
+    ``sys.argv`` or input()."""
     text = read_text(path) if path is not None and path.suffix == ".py" else None
     if path is None or text is None or _READS_ARGS.search(text):
         return False
@@ -276,13 +278,25 @@ def _reads_no_args(path: Path | None, repo: Path) -> bool:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return False
+    return not any(_READS_ARGS.search(read_text(f) or "") for f in _code_it_runs(tree, path, repo))
+
+
+_EXECUTED = re.compile(r"""exec\(\s*open\(\s*(['"])([^'"]+\.py)\1""")
+
+
+def _code_it_runs(tree: ast.Module, path: Path, repo: Path) -> list[Path]:
+    """The repository files a script imports (absolutely or relatively) or executes."""
     names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     names += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level]
-    for name in names:
-        local = module_file(name, [path.parent, repo])
-        if local is not None and local.is_file() and _READS_ARGS.search(read_text(local) or ""):
-            return False
-    return True
+    files = [module_file(name, [path.parent, repo]) for name in names]
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and 0 < n.level <= len(path.parents):
+            base = path.parent.parents[n.level - 2] if n.level > 1 else path.parent
+            files += [module_file(n.module, [base])] if n.module else [
+                module_file(a.name, [base]) for a in n.names]
+    for m in _EXECUTED.finditer(ast.unparse(tree)):
+        files += [p for p in (path.parent / m.group(2), repo / m.group(2)) if p.is_file()][:1]
+    return [f for f in files if f is not None and f.is_file()]
 
 
 def _reads_nothing(call: ScriptCall, path: Path | None, flags: list[Flag] | None, shown: str, repo: Path,

@@ -23,11 +23,14 @@ from ragcode.check.words import NUMBER_IN_TEXT, number_kind, number_value, stopw
 @dataclass(frozen=True)
 class Value:
     """A value the instruction names: as spelled, its kind (``int``, ``float``, ``quoted``,
-    ``word``) and what it is worth as a number (None: it is none; a quoted ``'100'`` is 100)."""
+    ``word``, ``measure``) and what it is worth as a number (None: it is none; a quoted ``'100'``
+    is 100). A ``measure`` is a number said with its unit or as a size (``128-dim``, ``3-layer``,
+    ``512-pixel``, ``64x64``): ``numbers`` holds the numbers it says."""
 
     spelling: str
     kind: str
     number: float | None = None
+    numbers: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ _NAME_WORDS = {"argument", "arguments", "parameter", "parameters", "flag", "flag
 _NAME_FOLLOWED_BY = re.compile(r"[\s'\"`]*(?:set\s+to|should\s+be|must\s+be|with\s+a\s+value|=|:)", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}")
+# a number with its unit (128-dim, 3-layer, 512-pixel) or a size (64x64, 512x512x3)
+_MEASURE = re.compile(r"(\d+(?:\.\d+)?)-[a-z]{2,}|(\d+)x(\d+)(?:x(\d+))?")
 # capitals that are prose, not values
 PROSE_WORDS = {"I", "AI", "ML", "GPU", "GPUS", "CPU", "CUDA", "ID", "IDS", "URL", "API", "OK", "PDF", "README",
           "NLP", "CV", "AND", "OR", "THE", "A", "IT", "UI", "DL"}
@@ -81,7 +86,7 @@ def read_values(instruction: str) -> tuple[Value, ...]:
     out: list[Value] = []
     text = _LIST_MARKER.sub(" ", without_thousands(instruction))
 
-    def add(v: str, end: int, start: int = -1, kind: str = "word") -> None:
+    def add(v: str, end: int, start: int = -1, kind: str = "word", numbers: tuple[float, ...] = ()) -> None:
         v = v.strip().rstrip(".,;:!?)").lstrip("(")
         following = re.match(r"[\s'\"`]*([A-Za-z]+)", text[end:])
         if following and following.group(1).lower() in _NAME_WORDS or _NAME_FOLLOWED_BY.match(text[end:]):
@@ -90,7 +95,7 @@ def read_values(instruction: str) -> tuple[Value, ...]:
         if before and before.group(1).lower() in _NAME_WORDS:
             return
         if v and v not in [x.spelling for x in out] and v.upper() not in PROSE_WORDS and len(v.split()) <= 4:
-            out.append(Value(v, number_kind(v) or kind, number_value(v)))
+            out.append(Value(v, number_kind(v) or kind, number_value(v), numbers))
 
     for m in _QUOTED.finditer(text):
         add(next(g for g in m.groups() if g), m.end(), m.start(), "quoted")
@@ -105,6 +110,8 @@ def read_values(instruction: str) -> tuple[Value, ...]:
             add(w, m.end(), m.start(), "number")
         elif _HYPHENATED_PROSE.fullmatch(w) and not _CAMEL.search(w):
             continue
+        elif measure := _MEASURE.fullmatch(w):
+            add(w, m.end(), m.start(), "measure", tuple(float(g) for g in measure.groups() if g))
         elif re.search(r"\d", w) and re.search(r"[A-Za-z]", w) or re.search(r"\w[_./-]\w", w) or _CAMEL.search(w):
             if not re.fullmatch(r"\d+(st|nd|rd|th|s|D|d|x)", w):  # 1st, 2D, 4x: prose
                 add(w, m.end(), m.start())
