@@ -6,7 +6,9 @@ instruction's text), so the instruction is tokenised one way: values are what th
 asks an answer to mention (numbers such as ``0.0001`` and ``300,000``, quoted strings, code-like
 words such as ``cifar10``, ``ViT-B-32``, ``./data/x``, ``resnet_50``, ``LightTS``, ``UEA``: anything
 with a digit, an inner ``_ . / -``, a capital after a small letter, or two or more capitals; not
-hyphenated prose, not a parameter's name); ``words`` are its letters-and-digits tokens;
+hyphenated prose, not a parameter's name: one followed by "argument", "set to"..., or a
+snake_case word right after a number or right before a value: "13 num_classes", "fold_index 0",
+"the task_type as 'next'"); ``words`` are its letters-and-digits tokens;
 ``content_words`` those of four letters or more that are neither stopwords nor words every task
 says; ``names`` the capitalised words inside a sentence (``Autoformer``).
 """
@@ -73,6 +75,9 @@ _NAME_WORDS = {"argument", "arguments", "parameter", "parameters", "flag", "flag
 # ... or a phrase after it that gives it a value: 'model' set to 'pointnet', 'epochs' should be ...
 _NAME_FOLLOWED_BY = re.compile(r"[\s'\"`]*(?:set\s+to|should\s+be|must\s+be|with\s+a\s+value|=|:)", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")
+# a snake_case name, and a value right after it (a number or a quoted word, maybe after "as")
+_SNAKE = re.compile(r"[a-z]+(?:_[a-z]+)+")
+_VALUE_NEXT = re.compile(r"\s+(?:as\s+|of\s+)?(?:['\"`]|-?\d)")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}")
 # a number with its unit (128-dim, 3-layer, 512-pixel) or a size (64x64, 512x512x3)
 _MEASURE = re.compile(r"(\d+(?:\.\d+)?)-[a-z]{2,}|(\d+)x(\d+)(?:x(\d+))?")
@@ -91,6 +96,9 @@ def read_values(instruction: str) -> tuple[Value, ...]:
         following = re.match(r"[\s'\"`]*([A-Za-z]+)", text[end:])
         if following and following.group(1).lower() in _NAME_WORDS or _NAME_FOLLOWED_BY.match(text[end:]):
             return
+        if kind == "word" and _SNAKE.fullmatch(v) and start >= 0 and (
+                re.search(r"\d\s+$", text[:start]) or _VALUE_NEXT.match(text[end:])):
+            return  # a parameter's name between its value and the prose: "13 num_classes", "fold_index 0"
         before = re.search(r"([A-Za-z]+)[\s'\"`]*$", text[:start]) if start >= 0 else None
         if before and before.group(1).lower() in _NAME_WORDS:
             return

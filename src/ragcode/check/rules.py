@@ -151,7 +151,8 @@ _DECLARED = (
         "answer says neither as written nor by meaning (`ragcode.check.meaning`: `650-dim` said by `--emsize "
         "650`, `ViT-Small/8` by `--arch vit_small --patch_size 8`, a flag's default or a configuration file the "
         "answer hands over give it anyway); a unit word whose number is absent (`512-pixel`), the repository's "
-        "own name and a library's API name (`torch.compile`) say nothing; the guessing fixes give it to its flag, "
+        "own name, a library's API name (`torch.compile`) and a parameter's name next to its value (`13 "
+        "num_classes`, `fold_index 0`) say nothing; the guessing fixes give it to its flag, "
         "never over a path of another kind or a `$VAR`, and move the answer only to a script the instruction or "
         "the retrieved passage names",
         (RuleCase("python train.py --data cora", instruction="Train on cora for 100 epochs.", target="100"),),
@@ -164,7 +165,8 @@ _DECLARED = (
                RuleCase("python detect_train.py --img 512 --epochs 3 --data coco128.yaml", repo=_OUT,
                         instruction="Fine-tune on coco128.yaml for 3 epochs at 512-pixel resolution."),
                RuleCase("python train.py config/small.py", repo=_OUT, path="gpt",
-                        instruction="Train the 4M model on webtext with its small config."))),
+                        instruction="Train the 4M model on webtext with its small config."),
+               RuleCase("bash two.sh 13 0", instruction="Run it with 13 num_classes and fold_index 0."))),
     Rule("respelled-value", "coverage", WARNING, 0.5, {
         "": "the instruction spells it {value!r}; the answer writes {wrong!r}"},
         "a value the answer says only up to case and separators, in a Python string or a bash argument "
