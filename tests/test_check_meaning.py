@@ -81,3 +81,20 @@ def test_a_script_that_execs_a_sys_argv_configurator_reads_the_command_line(tmp_
     (repo / "gpt" / "plain.py").write_text("n_layer = 12\nprint(n_layer)\n")
     assert _codes("python plain.py --n_layer=4", repo, "", path="gpt") == ["ignored-args"]
     assert _codes("python -m speech talk.wav --model base", repo, "") == []
+
+
+def test_checked_generation_hands_the_retrieved_passage_to_the_fixes(tmp_path):
+    from ragcode.answering import generate_from_config
+    from ragcode.config import load_config
+    from ragcode.generation.backends.scripted import ScriptedLLM
+    from ragcode.types import Context
+
+    repo = build_golden_repos(tmp_path)["documented"]
+    cfg = load_config(overrides=["generation.check=[bash,python,coverage]", "generation.n=1"])
+    answer = f"```bash\n{PREPARE_ANSWER}\n```"
+    unnamed = generate_from_config(SWITCH_INSTRUCTION, Context("Make the data first.", (), 100), ScriptedLLM(
+        answers=[answer]), cfg, CheckContext(repo, ".", SWITCH_INSTRUCTION))
+    assert "prepare.py" in unnamed[0].code
+    named = generate_from_config(SWITCH_INSTRUCTION, Context("Then train with pretrain.py.", (), 100), ScriptedLLM(
+        answers=[answer]), cfg, CheckContext(repo, ".", SWITCH_INSTRUCTION))
+    assert "python pretrain.py" in named[0].code
