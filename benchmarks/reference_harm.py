@@ -13,7 +13,8 @@ a warning on at most 1 in 10.
 A record names its repository by ML-Bench's ``github_id`` (its pinned folder under the repos
 folder), by ``repo`` (``owner/name``: the folder ``name``; or a folder path) or by ``repo_dir``;
 where the answer runs by ``path``; the reference by ``reference``, ``output`` or ``answer``; the
-task by ``instruction``. Each reference is checked with the default checks and passed through
+task by ``instruction``; ``type`` (``bash`` or ``python``), when given, says what kind of answer an
+unfenced reference is. Each reference is checked with the default checks and passed through
 ``generation.fixes`` kept by the one keep rule (``ragcode.answer.fixes.fix_and_keep``), exactly as
 ``ragcode check --fix`` does. Prints figures per task file and writes one JSON file.
 """
@@ -52,6 +53,8 @@ def read_records(path: Path, repos: Path) -> list[dict[str, Any]]:
             continue
         rec = json.loads(line)
         answer = next((rec[k] for k in ("reference", "output", "answer") if rec.get(k)), "")
+        if rec.get("type") in ("bash", "python") and "```" not in answer:  # the record says its kind
+            answer = f"```{rec['type']}\n{answer}\n```"
         key = rec.get("id") if "github_id" not in rec else f"{rec['github_id']}/{rec.get('id')}"
         rows.append({"id": str(key if key is not None else n), "repo_dir": _repo_dir(rec, repos),
                      "path": rec.get("path") or ".", "instruction": rec.get("instruction", ""), "answer": answer})

@@ -234,7 +234,8 @@ def _outside(root: Path) -> Path:
                        ("detect_train.py", DETECT), ("lm_main.py", LANGUAGE), ("demo/opts_demo.py", OPTS),
                        ("gpt/train.py", GLOBALS_TRAIN), ("gpt/configurator.py", CONFIGURATOR),
                        ("gpt/config/small.py", SMALL_CONFIG), ("speech/__init__.py", ""),
-                       ("speech/__main__.py", "from .cli import cli\n\ncli()\n"), ("speech/cli.py", SPEECH_CLI)):
+                       ("speech/__main__.py", "from .cli import cli\n\ncli()\n"), ("speech/cli.py", SPEECH_CLI),
+                       ("pyproject.toml", '[project]\nname = "speech"\n\n[project.scripts]\nspeech = "speech.cli:cli"\n')):
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text)
     return repo

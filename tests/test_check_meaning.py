@@ -98,3 +98,16 @@ def test_checked_generation_hands_the_retrieved_passage_to_the_fixes(tmp_path):
     named = generate_from_config(SWITCH_INSTRUCTION, Context("Then train with pretrain.py.", (), 100), ScriptedLLM(
         answers=[answer]), cfg, CheckContext(repo, ".", SWITCH_INSTRUCTION))
     assert "python pretrain.py" in named[0].code
+
+
+def test_a_command_the_repository_installs_runs_it(tmp_path):
+    from ragcode.check.facts import console_scripts
+
+    (tmp_path / "setup.py").write_text("setup(name='x', entry_points={'console_scripts': "
+                                       "['fairseq-train = fairseq_cli.train:cli_main', \"x-eval=x.ev:main\"]})\n")
+    (tmp_path / "setup.cfg").write_text("[options.entry_points]\nconsole_scripts =\n    cfg-tool = x.tool:main\n"
+                                        "[other]\nnot-one = a.b:c\n")
+    assert console_scripts(tmp_path) == {"fairseq-train", "x-eval", "cfg-tool"}
+    repo = build_golden_repos(tmp_path / "golden")["outside"]
+    assert _codes("speech talk.wav --model base", repo, "") == []
+    assert _codes("echo speech; ls", repo, "") == ["no-command"]

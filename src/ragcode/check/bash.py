@@ -28,9 +28,9 @@ from pathlib import Path
 from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.args import match_args
-from ragcode.check.facts import module_file, read_text, script_flags, scripts_near
+from ragcode.check.facts import console_scripts, module_file, read_text, script_flags, scripts_near
 from ragcode.chunking.scripts.flags import Flag
-from ragcode.shell import PYTHON, ScriptCall
+from ragcode.shell import PYTHON, ScriptCall, logical_lines, split_commands, split_prefix
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -166,7 +166,8 @@ class BashChecker:
                 continue
             calls += 1
             found.extend(self._call(step, repo, ctx, step.first_line + 1))
-        if calls == 0 and not any(f.code in ("wrong-launcher", "not-a-script") for f in found):
+        if calls == 0 and not any(f.code in ("wrong-launcher", "not-a-script") for f in found) \
+                and not _runs_console_script(code, repo):
             found.append(Finding(self.name, "no-command", say("no-command")))
         return found
 
@@ -236,6 +237,19 @@ def _launcher_slips(code: str) -> list[Finding]:
                                                                name=Path(_CITED.sub('', target)).name),
                                line=cmd.first_line + 1, target=target))
     return out
+
+
+def _runs_console_script(code: str, repo: Path) -> bool:
+    """A command of ``code`` is one the repository installs (``whisper audio.mp3``)."""
+    installed = console_scripts(repo)
+    if not installed:
+        return False
+    for _, line in logical_lines(code):
+        for words in split_commands(line):
+            rest = split_prefix(words)[1]
+            if rest and rest[0] in installed:
+                return True
+    return False
 
 
 _READS_ARGS = re.compile(r"argv|argparse|ArgumentParser|add_argument|parse_args|optparse|OptionParser|getopt|docopt|"

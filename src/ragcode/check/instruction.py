@@ -27,7 +27,8 @@ class Value:
     """A value the instruction names: as spelled, its kind (``int``, ``float``, ``quoted``,
     ``word``, ``measure``) and what it is worth as a number (None: it is none; a quoted ``'100'``
     is 100). A ``measure`` is a number said with its unit or as a size (``128-dim``, ``3-layer``,
-    ``512-pixel``, ``64x64``): ``numbers`` holds the numbers it says."""
+    ``512-pixel``, ``64x64``, ``75%``): ``numbers`` holds the numbers it says (for a percentage,
+    either form: 75 and 0.75)."""
 
     spelling: str
     kind: str
@@ -114,7 +115,10 @@ def read_values(instruction: str) -> tuple[Value, ...]:
             continue
         if re.match(r"-\d", m.group()) and (m.start() == 0 or rest[m.start() - 1] in " \t(\n"):
             w = "-" + w  # a negative number: "a threshold of -5.0"
-        if NUMBER_IN_TEXT.fullmatch(w):
+        if NUMBER_IN_TEXT.fullmatch(w) and rest[m.end():m.end() + 1] == "%":
+            n = float(w)  # a percentage: 75 or 0.75, as the script takes it
+            add(w + "%", m.end() + 1, m.start(), "measure", (n, n / 100))
+        elif NUMBER_IN_TEXT.fullmatch(w):
             add(w, m.end(), m.start(), "number")
         elif _HYPHENATED_PROSE.fullmatch(w) and not _CAMEL.search(w):
             continue

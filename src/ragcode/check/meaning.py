@@ -7,8 +7,13 @@ does not find that way is read by what it means:
 - a number with its unit or a size (``128-dim``, ``3-layer``, ``512-pixel``, ``64x64``) is said
   when the answer has its numbers (``--emsize 128``, ``--img 512``); when it has not, nothing
   can be told (the unit may be the script's default), so nothing is said;
-- a name with a trailing number (``ViT-Small/8``) is said when the answer writes the name as one
-  word and the number apart (``--arch vit_small --patch_size 8``);
+- a name with a trailing number (``ViT-Small/8``) is said when a word of the answer holds the
+  name and ends in that number (``mae_vit_base_patch16`` for ViT-Base/16) or in none while the
+  number is given apart (``--arch vit_small --patch_size 8``); ``ViT-B-16`` does not say ViT-B-32;
+- a percentage (``75%``) is said by 75 or 0.75;
+- a name in capitals (``CNN``, ``DCGAN``) the repository's code never names, in any case or
+  spelling (a string literal, a class or function, a file), is no value its parser takes:
+  nothing is said;
 - a value the parser gives anyway: the default of a flag of the called script that the answer
   does not set (``LSTM`` for ``--model`` whose default is ``LSTM``), a constant a script without
   a parser sets at its top (``dataset = 'openwebtext'``), or written in a configuration file the
@@ -30,8 +35,10 @@ from pathlib import Path
 from ragcode.check import CheckContext
 from ragcode.check.facts import read_text
 from ragcode.check.instruction import Value
+from ragcode.check.spellings import code_names
 
 _TRAILING_NUMBER = re.compile(r"(.*[A-Za-z].*?)[/-](\d+)")
+_NAME = re.compile(r"[A-Z][A-Za-z]*[A-Z][A-Za-z]*")  # capitals, no digits or separators: LSTM, DCGAN, OpenWebText
 _CONFIG_SUFFIXES = (".py", ".yaml", ".yml", ".json", ".cfg", ".toml", ".ini")
 _API_NAME = re.compile(r"([a-z_][a-z0-9_]*)\.[a-z_][a-z0-9_.]*")
 
@@ -43,6 +50,8 @@ def squash(text: str) -> str:
 
 def said(value: Value, code: str, answer_type: str, ctx: CheckContext, numbers: set[float]) -> bool | None:
     """Whether ``code`` says ``value`` by its meaning (see the module doc)."""
+    if value.kind == "measure" and value.spelling.endswith("%"):
+        return True if any(n in numbers for n in value.numbers) else None
     if value.kind == "measure":
         return True if all(n in numbers for n in value.numbers) else None
     if value.number is not None:
@@ -50,11 +59,33 @@ def said(value: Value, code: str, answer_type: str, ctx: CheckContext, numbers: 
     v = value.spelling
     if squash(v) == squash(Path(ctx.repo_dir).resolve().name) or _api_name(v):
         return None
+    anyway = _given_anyway(code, ctx) if answer_type == "bash" else set()
     named = _TRAILING_NUMBER.fullmatch(v)
-    if named and float(named.group(2)) in numbers and squash(named.group(1)) in _squashed_words(code):
+    if named and _name_and_number(squash(named.group(1)), named.group(2), code, numbers, anyway):
         return True
-    if answer_type == "bash" and squash(v) in _given_anyway(code, ctx):
+    if squash(v) in anyway:
         return True
+    if _NAME.fullmatch(v) and not code_names(Path(ctx.repo_dir), squash(v)):
+        return None  # a name the repository's code never writes is no value its parser takes
+    return False
+
+
+def _name_and_number(name: str, number: str, code: str, numbers: set[float], anyway: set[str]) -> bool:
+    """``ViT-Small/8`` said: a word of the answer holds the name (``vit_small``,
+    ``mae_vit_base_patch16`` for ViT-Base/16) and the number is the one that word ends in or, when
+    it ends in none, one the answer (or the parser's defaults) gives apart; a word with another
+    number (``ViT-B-16`` for ViT-B-32) does not say it."""
+    for word in re.findall(r"[A-Za-z0-9_.-]+", code):
+        low = squash(word)
+        at = low.find(name)
+        if at < 0:
+            continue
+        digits = re.findall(r"\d+", low[at + len(name):])
+        if digits:
+            if str(int(number)) in {str(int(d)) for d in digits}:
+                return True
+        elif float(number) in numbers or number in anyway:
+            return True
     return False
 
 

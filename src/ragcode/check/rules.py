@@ -105,8 +105,10 @@ _DECLARED = (
         quiet=(RuleCase("python demo/opts_demo.py --input a.jpg --opts MODEL.WEIGHTS w.pkl", repo=_OUT),)),
     Rule("no-command", "bash", ERROR, 2.0, {
         "": "the answer runs no script of the repository (python X.py, bash X.sh, python -m pkg.module)"},
-        "a bash answer that runs none of the repository's scripts or modules (a copied usage text)",
-        (RuleCase("echo training; ls"),), greedy="none"),
+        "a bash answer that runs none of the repository's scripts or modules (a copied usage text); a command "
+        "the repository installs (`[project.scripts]`, `console_scripts`: `whisper audio.mp3`) runs it",
+        (RuleCase("echo training; ls"),), greedy="none",
+        quiet=(RuleCase("speech talk.wav --model base", repo=_OUT),)),
     Rule("cd-from-root", "bash", WARNING, 1.0, {
         "": "cd {folder}: the commands start in {start}, where there is no {folder}; from there it is cd {there}"},
         "`cd implementations/bgan` written for a shell at the repository's root while the task starts in that "
@@ -149,9 +151,11 @@ _DECLARED = (
         "": "the instruction names {value!r}, which the answer never mentions"},
         "a number, quoted string or code-like word of the instruction (`cifar10`, `ViT-B-32`, `./out`) the "
         "answer says neither as written nor by meaning (`ragcode.check.meaning`: `650-dim` said by `--emsize "
-        "650`, `ViT-Small/8` by `--arch vit_small --patch_size 8`, a flag's default or a configuration file the "
+        "650`, `75%` by 0.75 or 75, `ViT-Small/8` by `--arch vit_small --patch_size 8` and `ViT-Base/16` by "
+        "`mae_vit_base_patch16`, a flag's default or a configuration file the "
         "answer hands over give it anyway); a unit word whose number is absent (`512-pixel`), the repository's "
-        "own name, a library's API name (`torch.compile`) and a parameter's name next to its value (`13 "
+        "own name, a name in capitals its code never names (`CNN`), a library's API name (`torch.compile`) and "
+        "a parameter's name next to its value (`13 "
         "num_classes`, `fold_index 0`) say nothing; the guessing fixes give it to its flag, "
         "never over a path of another kind or a `$VAR`, and move the answer only to a script the instruction or "
         "the retrieved passage names",
@@ -166,7 +170,11 @@ _DECLARED = (
                         instruction="Fine-tune on coco128.yaml for 3 epochs at 512-pixel resolution."),
                RuleCase("python train.py config/small.py", repo=_OUT, path="gpt",
                         instruction="Train the 4M model on webtext with its small config."),
-               RuleCase("bash two.sh 13 0", instruction="Run it with 13 num_classes and fold_index 0."))),
+               RuleCase("bash two.sh 13 0", instruction="Run it with 13 num_classes and fold_index 0."),
+               RuleCase("python lm_main.py --dropout 0.5 --tied", repo=_OUT,
+                        instruction="Train the tied CNN language model with 50% dropout."),
+               RuleCase("python show_attention.py --arch vit_base", repo=_OUT, path="vision",
+                        instruction="Show the attention maps of the ViT-Base/16 model."))),
     Rule("respelled-value", "coverage", WARNING, 0.5, {
         "": "the instruction spells it {value!r}; the answer writes {wrong!r}"},
         "a value the answer says only up to case and separators, in a Python string or a bash argument "

@@ -36,29 +36,58 @@ def literal_words(text: str) -> set[str]:
 
 
 @functools.lru_cache(maxsize=32)
-def code_spellings(repo: Path) -> frozenset[str]:
-    """Every word the repository's Python files write inside a string literal."""
-    words: set[str] = set()
-    seen = 0
+def _python_files(repo: Path) -> tuple[Path, ...]:
+    out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(repo):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
-            if not name.endswith(".py"):
-                continue
             path = Path(dirpath) / name
             try:
-                if path.stat().st_size > _MAX_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
+                if name.endswith(".py") and path.stat().st_size <= _MAX_BYTES:
+                    out.append(path)
             except OSError:
                 continue
-            words |= literal_words(text)
-            seen += 1
-            if seen >= _MAX_FILES:
-                return frozenset(words)
+            if len(out) >= _MAX_FILES:
+                return tuple(out)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=32)
+def code_spellings(repo: Path) -> frozenset[str]:
+    """Every word the repository's Python files write inside a string literal."""
+    words: set[str] = set()
+    for path in _python_files(repo):
+        try:
+            words |= literal_words(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
     return frozenset(words)
 
 
 def code_spells(repo: Path | str, word: str) -> bool:
     """The repository's code writes ``word`` as (part of) a string literal."""
     return word in code_spellings(Path(repo).resolve())
+
+
+_DEFINED = re.compile(r"^\s*(?:class|def)\s+(\w+)", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=32)
+def _squashed_names(repo: Path) -> frozenset[str]:
+    """The literal words, the class and function names and the file and folder names of the
+    repository's code, lower case without separators."""
+    names = set(code_spellings(repo))
+    for path in _python_files(repo):
+        names.update(path.stem.split(".")[0] for path in (path, path.parent))
+        try:
+            names.update(_DEFINED.findall(path.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    return frozenset(re.sub(r"[\s_./-]+", "", w.lower()) for w in names)
+
+
+def code_names(repo: Path | str, squashed: str) -> bool:
+    """The repository's code names ``squashed`` (lower case, no separators) in some case and
+    spelling: in a string literal (``'LSTM'``), as a class or function (``class ViP``) or a file
+    (``vip-mlp.py``)."""
+    return squashed in _squashed_names(Path(repo).resolve())
