@@ -52,7 +52,9 @@ def make_check_repo(root: Path) -> Path:
     (repo / "absl_main.py").write_text(ABSL)
     (repo / "run.sh").write_text("#!/bin/sh\npython train.py --data \"$1\"\n")
     (repo / "pkg" / "__init__.py").write_text("from pkg.models import GCN\n")
-    (repo / "pkg" / "models.py").write_text("class GCN:\n    pass\n\n\ndef build_model(name):\n    return GCN()\n")
+    (repo / "pkg" / "models.py").write_text("class GCN:\n    pass\n\n\ndef build_model(name):\n"
+                                            "    assert name in ('ViT-g-14', 'RN50')  # the names it builds\n"
+                                            "    return GCN()\n")
     (repo / "examples" / "sub" / "evaluate.py").write_text(ARGPARSE)
     (repo / "README.md").write_text("# demo\n`python train.py --data cora`\n")
     return repo

@@ -123,9 +123,126 @@ def _documented(root: Path) -> Path:
     (repo / "README.md").write_text(PRETRAIN_README)
     return repo
 
+# scripts written after the argument patterns of popular repositories outside ML-Bench, whose
+# right answers the checks once harmed
+MASKS = '''import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--checkpoint", type=str, required=True)
+p.add_argument("--model-type", type=str, default="default", choices=["default", "vit_h", "vit_l", "vit_b"])
+p.add_argument("--input", type=str, required=True)
+p.add_argument("--output", type=str, required=True)
+args = p.parse_args()
+'''
+REGISTRY = '''def build_h(checkpoint=None):
+    return checkpoint
+
+
+registry = {"default": build_h, "vit_h": build_h, "vit_l": build_h, "vit_b": build_h}
+'''
+ATTENTION = '''import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--arch", default="vit_small", choices=["vit_tiny", "vit_small", "vit_base"])
+p.add_argument("--patch_size", type=int, default=16)
+p.add_argument("--pretrained_weights", type=str, default="")
+p.add_argument("--image_path", type=str, default=None)
+p.add_argument("--output_dir", type=str, default=".")
+args = p.parse_args()
+'''
+VIDEO = ATTENTION.replace('"--image_path"', '"--input_path"').replace('"--output_dir"', '"--video_format"')
+VISION_README = '''# Attention maps
+
+```
+python show_attention.py --arch vit_small --patch_size 8 --image_path img.png
+python make_video.py --arch vit_small --patch_size 8 --input_path frames/ --video_format mp4
+```
+'''
+GENERATOR = '''import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--dataset", required=True, help="cifar10 | lsun | mnist | folder")
+p.add_argument("--dataroot", required=False)
+p.add_argument("--niter", type=int, default=25)
+p.add_argument("--imageSize", type=int, default=64)
+opt = p.parse_args()
+if opt.dataset == "cifar10":
+    pass
+'''
+DETECT = '''import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--weights", type=str, default="small.pt")
+p.add_argument("--data", type=str, default="data/coco128.yaml")
+p.add_argument("--epochs", type=int, default=100)
+p.add_argument("--batch-size", type=int, default=16)
+p.add_argument("--imgsz", "--img", "--img-size", type=int, default=640)
+p.add_argument("--cfg", type=str, default="")
+args = p.parse_args()
+'''
+LANGUAGE = '''import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--model", type=str, default="LSTM", help="RNN_TANH, LSTM, GRU or Transformer")
+p.add_argument("--emsize", type=int, default=200)
+p.add_argument("--nhid", type=int, default=200)
+p.add_argument("--nlayers", type=int, default=2)
+p.add_argument("--dropout", type=float, default=0.2)
+p.add_argument("--epochs", type=int, default=40)
+p.add_argument("--tied", action="store_true")
+p.add_argument("--res", type=int, default=32)
+args = p.parse_args()
+'''
+OPTS = '''import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--config-file", default="", metavar="FILE")
+p.add_argument("--input", nargs="+")
+p.add_argument("--opts", default=[], nargs=argparse.REMAINDER)
+args = p.parse_args()
+'''
+GLOBALS_TRAIN = '''dataset = "webtext"
+block_size = 1024
+n_layer = 12
+learning_rate = 6e-4
+exec(open("configurator.py").read())
+print(dataset, block_size, n_layer, learning_rate)
+'''
+CONFIGURATOR = '''import sys
+for arg in sys.argv[1:]:
+    if "=" not in arg:
+        exec(open(arg).read())
+    else:
+        key, val = arg[2:].split("=")
+        globals()[key] = val
+'''
+SMALL_CONFIG = "# the small model, 4M parameters\nblock_size = 64\nn_layer = 4\nout_dir = 'out-small'\n"
+SPEECH_CLI = '''import argparse
+
+
+def cli():
+    p = argparse.ArgumentParser()
+    p.add_argument("audio", nargs="+")
+    p.add_argument("--model", default="small", choices=["tiny", "base", "small"])
+    p.add_argument("--language", default=None)
+    return p.parse_args()
+'''
+
+
+def _outside(root: Path) -> Path:
+    """Scripts with the argument patterns of repositories outside ML-Bench: choices in the
+    script's own spelling, a model registry, REMAINDER, a configurator that reads sys.argv, a
+    package run with -m, flags whose defaults already hold the instruction's values."""
+    repo = make_check_repo(root)
+    for name, text in (("scripts/masks.py", MASKS), ("segment/registry.py", REGISTRY), ("segment/__init__.py",
+                       "from segment.registry import registry\n"), ("vision/show_attention.py", ATTENTION),
+                       ("vision/make_video.py", VIDEO), ("vision/README.md", VISION_README), ("dcgan/main.py", GENERATOR),
+                       ("detect_train.py", DETECT), ("lm_main.py", LANGUAGE), ("demo/opts_demo.py", OPTS),
+                       ("gpt/train.py", GLOBALS_TRAIN), ("gpt/configurator.py", CONFIGURATOR),
+                       ("gpt/config/small.py", SMALL_CONFIG), ("speech/__init__.py", ""),
+                       ("speech/__main__.py", "from .cli import cli\n\ncli()\n"), ("speech/cli.py", SPEECH_CLI),
+                       ("pyproject.toml", '[project]\nname = "speech"\n\n[project.scripts]\nspeech = "speech.cli:cli"\n')):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    return repo
+
 
 REPOS: dict[str, Callable[[Path], Path]] = {"check": _check, "fill": _fill, "models": _models,
-                                            "documented": _documented}
+                                            "documented": _documented, "outside": _outside}
 
 
 def build_golden_repos(root: Path) -> dict[str, Path]:

@@ -16,6 +16,7 @@ from ragcode.check.rules_doc import render_tables, tables_in
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "generation.md"
 CASES = [(code, i) for code, r in RULES.items() for i in range(len(r.cases))]
+QUIET = [(code, i) for code, r in RULES.items() for i in range(len(r.quiet))]
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +39,21 @@ def test_each_rules_test_data_emits_it(code, i, repos):
         assert case.target in [f.target for f in mine]
     if not case.stderr:  # the executed check types stderr with its own severities
         assert {f.severity for f in mine} == {RULES[code].severity}
+
+
+@pytest.mark.parametrize(("code", "i"), QUIET, ids=[f"{c}-quiet-{i}" for c, i in QUIET])
+def test_a_right_answer_of_a_rules_quiet_data_gets_no_finding_and_no_rewrite(code, i, repos):
+    """Right answers the rule once harmed (a respelling argparse rejects, a unit word filled as a
+    flag value, a REMAINDER read as positionals...): the rule says nothing, the fixes keep them."""
+    from ragcode.answer.fixes import fix_and_keep
+    from ragcode.config import Config
+
+    case = RULES[code].quiet[i]
+    checkers = load_checkers(list(dict.fromkeys([*DEFAULT_CHECKS, RULES[code].checker])))
+    ctx = CheckContext(repos[case.repo], case.path, case.instruction)
+    found = check_answer(case.answer, case.answer_type, ctx, checkers)
+    assert code not in [f.code for f in found], [f.message for f in found]
+    assert fix_and_keep(case.answer, case.answer_type, found, ctx, checkers, Config().generation.fixes) is None
 
 
 def test_every_rule_has_test_data_and_run_error_is_tested():

@@ -51,6 +51,8 @@ def generate_from_config(instruction: str, context: Context | None, llm: LLM, co
     if gen.sample_temperature:  # sample 1 is drawn greedy; the others should differ from it
         sampling = dataclasses.replace(sampling, temperature=gen.sample_temperature)
 
+    if context is not None and context.text:  # the fixes move an answer only to a script it names
+        check_ctx = dataclasses.replace(check_ctx, extra={**check_ctx.extra, "context": context.text})
     run = CheckedRun(check_ctx, load_checkers(gen.check, config), gen.select, gen.autofix, tuple(gen.fixes),
                      gen.repair_rounds)
     return checked_candidates(Draw(messages, meta, llm, n or gen.n, sampling), run, Journal(journal))

@@ -5,7 +5,8 @@ absl would (``--name value``, ``--name=value``, ``-b16``, unique ``--prefix`` ab
 ``--no<flag>`` for absl booleans) and returns findings: an unknown flag (naming the closest
 real one: ``--batchsize`` -> ``--batch_size``), a flag given twice, a flag that needs a value
 and has none, a value outside ``choices`` or not of the flag's type, a missing required flag,
-a positional count that does not fit. Values that are shell expansions (``$X``, ``${X}``,
+a positional count that does not fit (a flag with ``nargs=argparse.REMAINDER``, such as
+``--opts KEY VALUE ...``, takes every word after it). Values that are shell expansions (``$X``, ``${X}``,
 ``$(...)``) are not judged.
 
 Hand-written because no parser library reads a *declared* table without importing the script
@@ -113,6 +114,11 @@ def _value_findings(p: _Parsed, script: str) -> list[Finding]:
     return out
 
 
+def _remainder(flag: Flag) -> bool:
+    """``nargs=argparse.REMAINDER``: the flag takes the rest of the command line."""
+    return str(flag.nargs) in ("argparse.REMAINDER", "REMAINDER", "...", "A...")
+
+
 def _multi(flag: Flag) -> bool:
     """Does the flag take several values (``nargs`` ``+``, ``*`` or a count above 1)?"""
     n = flag.nargs
@@ -176,6 +182,9 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
             if not eq and i < len(args) and not args[i].startswith("-"):
                 i += 1  # its value, most likely
             continue
+        if _remainder(flag):
+            seen[id(flag)] = name
+            break  # argparse.REMAINDER: every word after it is its value (--opts KEY VALUE ...)
         value: str | None = inline if eq else None
         if value is None and takes_value(flag):
             value, i = _take_value(args, i, flag)

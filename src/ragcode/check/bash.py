@@ -28,11 +28,11 @@ from pathlib import Path
 from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.args import match_args
-from ragcode.check.facts import module_file, read_text, script_flags, scripts_near
+from ragcode.check.facts import console_scripts, module_file, read_text, script_flags, scripts_near
 from ragcode.chunking.scripts.flags import Flag
 from ragcode.errors import RepoPathError
 from ragcode.fileio import inside_repo
-from ragcode.shell import PYTHON, ScriptCall
+from ragcode.shell import PYTHON, ScriptCall, logical_lines, split_commands, split_prefix
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -177,7 +177,8 @@ class BashChecker:
                 continue
             calls += 1
             found.extend(self._call(step, repo, ctx, step.first_line + 1))
-        if calls == 0 and not any(f.code in ("wrong-launcher", "not-a-script") for f in found):
+        if calls == 0 and not any(f.code in ("wrong-launcher", "not-a-script") for f in found) \
+                and not _runs_console_script(code, repo):
             found.append(Finding(self.name, "no-command", say("no-command")))
         return found
 
@@ -252,6 +253,19 @@ def _launcher_slips(code: str) -> list[Finding]:
     return out
 
 
+def _runs_console_script(code: str, repo: Path) -> bool:
+    """A command of ``code`` is one the repository installs (``whisper audio.mp3``)."""
+    installed = console_scripts(repo)
+    if not installed:
+        return False
+    for _, line in logical_lines(code):
+        for words in split_commands(line):
+            rest = split_prefix(words)[1]
+            if rest and rest[0] in installed:
+                return True
+    return False
+
+
 _READS_ARGS = re.compile(r"argv|argparse|ArgumentParser|add_argument|parse_args|optparse|OptionParser|getopt|docopt|"
                         r"click|typer|absl|\bfire\b|hydra|FLAGS|flags\.DEFINE|tf\.app\.flags|input\(")
 
@@ -281,8 +295,10 @@ def _library_file(path: Path) -> bool:
 
 def _reads_no_args(path: Path | None, repo: Path) -> bool:
     """A Python script that reads no command line: neither it nor a module of the repository it
-    imports (``from options.train_options import TrainOptions`` parses for ``train.py``) mentions
-    a parser, ``sys.argv`` or input()."""
+    imports (``from options.train_options import TrainOptions`` parses for ``train.py``; ``from
+    .transcribe import cli`` for a package's ``__main__.py``) nor a file it executes
+    (``exec(open('configurator.py').read())``, which reads ``sys.argv``) mentions a parser,
+    ``sys.argv`` or input()."""
     text = read_text(path) if path is not None and path.suffix == ".py" else None
     if path is None or text is None or _READS_ARGS.search(text):
         return False
@@ -290,13 +306,25 @@ def _reads_no_args(path: Path | None, repo: Path) -> bool:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
+    return not any(_READS_ARGS.search(read_text(f) or "") for f in _code_it_runs(tree, path, repo))
+
+
+_EXECUTED = re.compile(r"""exec\(\s*open\(\s*(['"])([^'"]+\.py)\1""")
+
+
+def _code_it_runs(tree: ast.Module, path: Path, repo: Path) -> list[Path]:
+    """The repository files a script imports (absolutely or relatively) or executes."""
     names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     names += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level]
-    for name in names:
-        local = module_file(name, [path.parent, repo])
-        if local is not None and local.is_file() and _READS_ARGS.search(read_text(local) or ""):
-            return False
-    return True
+    files = [module_file(name, [path.parent, repo]) for name in names]
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and 0 < n.level <= len(path.parents):
+            base = path.parent.parents[n.level - 2] if n.level > 1 else path.parent
+            files += [module_file(n.module, [base])] if n.module else [
+                module_file(a.name, [base]) for a in n.names]
+    for m in _EXECUTED.finditer(ast.unparse(tree)):
+        files += [p for p in (path.parent / m.group(2), repo / m.group(2)) if p.is_file()][:1]
+    return [f for f in files if f is not None and f.is_file()]
 
 
 def _reads_nothing(call: ScriptCall, path: Path | None, flags: list[Flag] | None, shown: str, repo: Path,

@@ -10,18 +10,26 @@ same value (``1e-4`` for ``0.0001``, ``300000`` for ``300,000``); a word when th
 folder it runs in, contains it case-insensitively and up to separators (``CorrectAndSmooth`` in
 ``examples/correct_and_smooth``). ML-Bench's own argument check is a lower-cased substring test.
 A value said only up to separators, in a string or an argument (``ViT-g/14`` for ``ViT-g-14``),
-is a ``respelled-value``: autofix writes it the user's way.
+is a ``respelled-value`` (autofix writes it the user's way) only when the repository's code spells
+it the user's way and never the answer's (``ragcode.check.spellings``): ``vit_h`` for ``ViT-H``
+stands where the code registers ``"vit_h"``. A path (``./usr/image``) is the user's own and always
+written their way. A value not found as written is read by its meaning (``ragcode.check.meaning``:
+``128-dim`` is said by ``--emsize 128``, a flag's default is given anyway); where that cannot
+tell, nothing is said.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.check.instruction import PROSE_WORDS as PROSE_WORDS  # read from here too
 from ragcode.check.instruction import instruction_values as instruction_values
 from ragcode.check.answer import read_answer
 from ragcode.check.instruction import read_instruction
+from ragcode.check.meaning import said
+from ragcode.check.spellings import code_spells
 from ragcode.check.words import NUMBER_IN_TEXT, number_value
 from ragcode.check.words import without_thousands as without_thousands
 
@@ -33,17 +41,25 @@ def _squash(text: str) -> str:
     return re.sub(r"[\s_./-]+", "", text.lower())
 
 
-def _respelled(places: list[str], value: str) -> str:
+def _respelled(places: list[str], value: str, repo: Path) -> str:
     """The value's word as the answer writes it in one of its ``places`` when that differs from
     the instruction only in case and separators (``ViT-g/14`` for ``ViT-g-14``, ``/usr/image``
-    for ``./usr/image``). Empty when there is none, or the value has spaces."""
+    for ``./usr/image``) and the user's spelling is the right one: a path, or a word the
+    repository's code spells the user's way and never the answer's. Empty when there is none,
+    or the value has spaces."""
     if re.search(r"\s", value):
         return ""
     for place in places:
         for m in _TOKEN.finditer(place):
             if m.group() != value and _squash(m.group()) == _squash(value):
-                return m.group()
+                return m.group() if _users_way(value, m.group(), repo) else ""
     return ""
+
+
+def _users_way(value: str, wrong: str, repo: Path) -> bool:
+    if value.startswith(("./", "../", "/", "~/")):
+        return True
+    return code_spells(repo, value) and not code_spells(repo, wrong)
 
 
 class CoverageChecker:
@@ -65,13 +81,15 @@ class CoverageChecker:
                 continue
             if n is None and _squash(v) in squashed:
                 places = read_answer(code, answer_type).value_places if places is None else places
-                wrong = _respelled(places, v)
+                wrong = _respelled(places, v, Path(ctx.repo_dir))
                 if wrong:  # said, but not as the user spelled it: ViT-g/14 for ViT-g-14
                     found.append(Finding(self.name, "respelled-value", say("respelled-value", value=v, wrong=wrong),
                                          severity=WARNING, target=wrong, suggestion=v))
                 continue
             if n is not None and re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", code):
                 continue
+            if said(value, code, answer_type, ctx, numbers) is not False:
+                continue  # said in another form, or nothing can be told
             found.append(Finding(self.name, "missing-value", say("missing-value", value=v),
                                  severity=WARNING, target=v))
         return found

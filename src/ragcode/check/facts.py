@@ -7,7 +7,9 @@
   naming the closest real script;
 - ``module_file(name, roots)``: the file a dotted module name resolves to inside the repository;
 - ``module_symbols(path)``: the names a module defines at top level (functions, classes,
-  assignments, imports, ``__all__``), for "that function does not exist" findings.
+  assignments, imports, ``__all__``), for "that function does not exist" findings;
+- ``console_scripts(repo)``: the commands the repository installs (``[project.scripts]`` of
+  pyproject.toml, ``console_scripts`` of setup.py / setup.cfg): ``whisper audio.mp3`` runs it.
 
 Files are read once per (path, mtime); a repository does not change while it is checked.
 """
@@ -161,3 +163,27 @@ def _defined(node: ast.stmt) -> set[str]:
                 out |= _defined(child)
         return out
     return set()
+
+
+_ENTRY = re.compile(r"""['"]\s*([A-Za-z][\w.-]*)\s*=\s*[\w.]+:[\w.]+\s*['"]""")
+
+
+@functools.lru_cache(maxsize=64)
+def console_scripts(repo: Path) -> frozenset[str]:
+    """The command names the repository's packaging installs (``whisper``, ``fairseq-train``)."""
+    import tomllib
+
+    names: set[str] = set()
+    try:
+        project = tomllib.loads(read_text(repo / "pyproject.toml") or "").get("project", {})
+        names.update(project.get("scripts", {}) or {})
+    except (tomllib.TOMLDecodeError, AttributeError, TypeError):
+        pass
+    setup_py = read_text(repo / "setup.py") or ""
+    if "console_scripts" in setup_py:
+        names.update(_ENTRY.findall(setup_py[setup_py.index("console_scripts"):]))
+    cfg = read_text(repo / "setup.cfg") or ""
+    if "console_scripts" in cfg:
+        block = cfg[cfg.index("console_scripts"):].split("\n[", 1)[0]
+        names.update(m.group(1) for m in re.finditer(r"(?m)^\s+([A-Za-z][\w.-]*)\s*=\s*[\w.]+:", block))
+    return frozenset(names)

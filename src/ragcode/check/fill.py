@@ -4,7 +4,8 @@ A small model often runs the right script and drops a value the user asked for (
 of 128" -> no ``--img_size 128``). When the coverage check reports such a value and the script's
 parser can be read, ``fill_values`` looks for the one flag it belongs to and adds it to the
 command (or, when that flag is already given a value the instruction never names, replaces that
-value: ``--dataset citeseer`` for an instruction about pubmed).
+value: ``--dataset citeseer`` for an instruction about pubmed; never a shell variable's value, and
+a path only by a path to a file of the same kind).
 
 Which flag: the words of the value's sentence around it in the instruction (three before and two
 after it weigh 1, up to ten before 0.5) are matched against the flag's name split into words
@@ -156,7 +157,25 @@ def best_slot(value: str, flags: list[Flag], given: dict[str, str | None], instr
     ranked.sort(key=lambda s: -s.score)
     if not ranked or len(ranked) > 1 and ranked[1].score == ranked[0].score:
         return None
+    if ranked[0].current is not None and not _same_kind(ranked[0].current, value):
+        return None  # its flag holds a path, a file of another kind or a shell variable: not ours to change
     return ranked[0]
+
+
+_FILE_END = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,4})$")
+
+
+def _same_kind(current: str, value: str) -> bool:
+    """Whether ``value`` may replace the ``current`` value of a flag: never a shell expansion
+    (``$SQUAD_DIR/dev-v1.1.json`` may well hold the user's value), and a path or file name only
+    by a path or file of the same kind (``model/x.pth`` is no place for ``y.json``)."""
+    if "$" in current:
+        return False
+    if "/" not in current and not _FILE_END.search(current):
+        return True
+    end, new_end = _FILE_END.search(current), _FILE_END.search(value)
+    return ("/" in value or new_end is not None) and (end.group(1) if end else "") == (
+        new_end.group(1) if new_end else "")
 
 
 def _places(low: str, value: str) -> Iterator[re.Match[str]]:

@@ -6,7 +6,9 @@ instruction's text), so the instruction is tokenised one way: values are what th
 asks an answer to mention (numbers such as ``0.0001`` and ``300,000``, quoted strings, code-like
 words such as ``cifar10``, ``ViT-B-32``, ``./data/x``, ``resnet_50``, ``LightTS``, ``UEA``: anything
 with a digit, an inner ``_ . / -``, a capital after a small letter, or two or more capitals; not
-hyphenated prose, not a parameter's name); ``words`` are its letters-and-digits tokens;
+hyphenated prose, not a parameter's name: one followed by "argument", "set to"..., or a
+snake_case word right after a number or right before a value: "13 num_classes", "fold_index 0",
+"the task_type as 'next'"); ``words`` are its letters-and-digits tokens;
 ``content_words`` those of four letters or more that are neither stopwords nor words every task
 says; ``names`` the capitalised words inside a sentence (``Autoformer``).
 """
@@ -23,11 +25,15 @@ from ragcode.check.words import NUMBER_IN_TEXT, number_kind, number_value, stopw
 @dataclass(frozen=True)
 class Value:
     """A value the instruction names: as spelled, its kind (``int``, ``float``, ``quoted``,
-    ``word``) and what it is worth as a number (None: it is none; a quoted ``'100'`` is 100)."""
+    ``word``, ``measure``) and what it is worth as a number (None: it is none; a quoted ``'100'``
+    is 100). A ``measure`` is a number said with its unit or as a size (``128-dim``, ``3-layer``,
+    ``512-pixel``, ``64x64``, ``75%``): ``numbers`` holds the numbers it says (for a percentage,
+    either form: 75 and 0.75)."""
 
     spelling: str
     kind: str
     number: float | None = None
+    numbers: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,12 @@ _NAME_WORDS = {"argument", "arguments", "parameter", "parameters", "flag", "flag
 # ... or a phrase after it that gives it a value: 'model' set to 'pointnet', 'epochs' should be ...
 _NAME_FOLLOWED_BY = re.compile(r"[\s'\"`]*(?:set\s+to|should\s+be|must\s+be|with\s+a\s+value|=|:)", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")
+# a snake_case name, and a value right after it (a number or a quoted word, maybe after "as")
+_SNAKE = re.compile(r"[a-z]+(?:_[a-z]+)+")
+_VALUE_NEXT = re.compile(r"\s+(?:as\s+|of\s+)?(?:['\"`]|-?\d)")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}")
+# a number with its unit (128-dim, 3-layer, 512-pixel) or a size (64x64, 512x512x3)
+_MEASURE = re.compile(r"(\d+(?:\.\d+)?)-[a-z]{2,}|(\d+)x(\d+)(?:x(\d+))?")
 # capitals that are prose, not values
 PROSE_WORDS = {"I", "AI", "ML", "GPU", "GPUS", "CPU", "CUDA", "ID", "IDS", "URL", "API", "OK", "PDF", "README",
           "NLP", "CV", "AND", "OR", "THE", "A", "IT", "UI", "DL"}
@@ -81,16 +92,19 @@ def read_values(instruction: str) -> tuple[Value, ...]:
     out: list[Value] = []
     text = _LIST_MARKER.sub(" ", without_thousands(instruction))
 
-    def add(v: str, end: int, start: int = -1, kind: str = "word") -> None:
+    def add(v: str, end: int, start: int = -1, kind: str = "word", numbers: tuple[float, ...] = ()) -> None:
         v = v.strip().rstrip(".,;:!?)").lstrip("(")
         following = re.match(r"[\s'\"`]*([A-Za-z]+)", text[end:])
         if following and following.group(1).lower() in _NAME_WORDS or _NAME_FOLLOWED_BY.match(text[end:]):
             return
+        if kind == "word" and _SNAKE.fullmatch(v) and start >= 0 and (
+                re.search(r"\d\s+$", text[:start]) or _VALUE_NEXT.match(text[end:])):
+            return  # a parameter's name between its value and the prose: "13 num_classes", "fold_index 0"
         before = re.search(r"([A-Za-z]+)[\s'\"`]*$", text[:start]) if start >= 0 else None
         if before and before.group(1).lower() in _NAME_WORDS:
             return
         if v and v not in [x.spelling for x in out] and v.upper() not in PROSE_WORDS and len(v.split()) <= 4:
-            out.append(Value(v, number_kind(v) or kind, number_value(v)))
+            out.append(Value(v, number_kind(v) or kind, number_value(v), numbers))
 
     for m in _QUOTED.finditer(text):
         add(next(g for g in m.groups() if g), m.end(), m.start(), "quoted")
@@ -101,10 +115,15 @@ def read_values(instruction: str) -> tuple[Value, ...]:
             continue
         if re.match(r"-\d", m.group()) and (m.start() == 0 or rest[m.start() - 1] in " \t(\n"):
             w = "-" + w  # a negative number: "a threshold of -5.0"
-        if NUMBER_IN_TEXT.fullmatch(w):
+        if NUMBER_IN_TEXT.fullmatch(w) and rest[m.end():m.end() + 1] == "%":
+            n = float(w)  # a percentage: 75 or 0.75, as the script takes it
+            add(w + "%", m.end() + 1, m.start(), "measure", (n, n / 100))
+        elif NUMBER_IN_TEXT.fullmatch(w):
             add(w, m.end(), m.start(), "number")
         elif _HYPHENATED_PROSE.fullmatch(w) and not _CAMEL.search(w):
             continue
+        elif measure := _MEASURE.fullmatch(w):
+            add(w, m.end(), m.start(), "measure", tuple(float(g) for g in measure.groups() if g))
         elif re.search(r"\d", w) and re.search(r"[A-Za-z]", w) or re.search(r"\w[_./-]\w", w) or _CAMEL.search(w):
             if not re.fullmatch(r"\d+(st|nd|rd|th|s|D|d|x)", w):  # 1st, 2D, 4x: prose
                 add(w, m.end(), m.start())

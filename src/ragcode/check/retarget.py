@@ -26,7 +26,7 @@ from ragcode.check.instruction import read_instruction
 
 _ENDINGS = ("", "s", "e", "es", "ing", "ed", "er", "ion")
 # words every instruction says: a sibling named only by them (model.py, main.py) is no sign
-_GENERIC = frozenset({"model", "models", "main", "run", "train", "test", "eval", "evaluate", "demo", "utils", "util",
+GENERIC_NAMES = frozenset({"model", "models", "main", "run", "train", "test", "eval", "evaluate", "demo", "utils", "util",
                       "data", "dataset", "config", "options", "common", "base", "setup", "example", "script", "new",
                       "modeling", "tools", "helper", "helpers", "inference", "predict", "app", "api", "core"})
 
@@ -44,7 +44,7 @@ def _said_words(instruction: str) -> frozenset[str]:
     return read_instruction(instruction).words
 
 
-def _named(words: set[str], said: frozenset[str]) -> bool:
+def named_by(words: set[str], said: frozenset[str]) -> bool:
     """Every word of a script's name is said (an empty name is not)."""
     return bool(words) and all(_said(w, said) for w in words)
 
@@ -59,7 +59,7 @@ def retarget_script(code: str, ctx: CheckContext) -> str | None:
     assert step.call is not None and step.path is not None
     said = _said_words(ctx.instruction)
     own = name_words(step.path)
-    if not own or _named(own, said):
+    if not own or named_by(own, said):
         return None
     repo = Path(ctx.repo_dir).resolve()
     folder = step.path.resolve().parent
@@ -68,7 +68,7 @@ def retarget_script(code: str, ctx: CheckContext) -> str | None:
     fits = []
     for sib in sorted(folder.glob("*.py")):
         words = name_words(sib)
-        if sib.name != step.path.name and words - _GENERIC and _named(words, said) and script_flags(sib) is not None:
+        if sib.name != step.path.name and words - GENERIC_NAMES and named_by(words, said) and script_flags(sib) is not None:
             fits.append((len(words & own), len(words), sib))
     if not fits:
         return None
@@ -91,7 +91,7 @@ def scripts_named(code: str, instruction: str) -> int:
 
     said = _said_words(instruction)
     return sum(1 for c in script_calls(code) if c.kind == "script" and c.target.endswith(".py")
-               and _named(name_words(Path(c.target)), said))
+               and named_by(name_words(Path(c.target)), said))
 
 
 def _replace_word(code: str, old: str, new: str) -> str:

@@ -6,7 +6,8 @@ templates, whether a fix can correct it (``none``, ``certain``: a slip with one 
 ``guessing``: a deterministic fix whose result is kept only when it checks better) and which fix
 steps read it, what a greedy sample with it says about the answer's kind (``greedy``), its
 documentation, and test cases as data (an answer, a fixture repository by name, the expected
-finding).
+finding) with, in ``quiet``, right answers it must leave alone: no finding of the code, and no
+rewrite by the default fixes.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Rule:
     greedy: GreedyKind = ""
     moved_weight: float | None = None  # unknown-script: its weight when the file exists elsewhere
     shows_flags: bool = False  # repair shows the flag table of the script the finding suggests
+    quiet: tuple[RuleCase, ...] = ()  # right answers: no finding of this code, no rewrite by the fixes
 
     def say(self, variant: str = "", **fields: object) -> str:
         return self.messages[variant].format(**fields)

@@ -15,6 +15,7 @@ from ragcode.check.rule import ERROR, WARNING, Rule, RuleCase
 _PY = "python"
 _FOLDERS = "models"  # the fixture repository whose task folders a `cd` can be written for
 _DEMO = "demo.py"
+_OUT = "outside"  # the fixture repository with the argument patterns of repositories outside ML-Bench
 
 _DECLARED = (
     Rule("unknown-script", "bash", ERROR, 3.0, {
@@ -50,9 +51,13 @@ _DECLARED = (
         "": "{target} reads no command-line arguments: {args}{more} never reach it; its values are set inside "
             "it, so a Python answer that sets them would use them"},
         "arguments handed to a script that, with the repository modules it imports, reads no command line: "
-        "`python grounding_dino_demo.py --input_image x.jpg`; selection reads it as `library-file`",
+        "`python grounding_dino_demo.py --input_image x.jpg`; selection reads it as `library-file`; a module it "
+        "imports (relatively too: a package's `__main__.py`) or a file it runs with `exec(open(...).read())` that "
+        "reads `sys.argv` reads it",
         (RuleCase("python demo.py --image_path x.jpg", target=_DEMO),
-         RuleCase("python dem0.py --image_path x.jpg", target=_DEMO)), greedy="python"),
+         RuleCase("python dem0.py --image_path x.jpg", target=_DEMO)), greedy="python",
+        quiet=(RuleCase("python train.py config/small.py --block_size=64", repo=_OUT, path="gpt"),
+               RuleCase("python -m speech talk.wav --model base", repo=_OUT))),
     Rule("not-a-script", "bash", ERROR, 3.0, {
         "": "{launcher} {target}: {name} is not a program; run one of the repository's scripts, or answer in "
             "Python"},
@@ -98,13 +103,17 @@ _DECLARED = (
          RuleCase(stderr="train.py: error: the following arguments are required: --data"))),
     Rule("positional-count", "bash", ERROR, 1.0, {
         "": "{script} takes {want} positional argument(s); the answer gives {given}{extra}"},
-        "more or fewer positional arguments than the parser (or a shell script's `$1`...) takes",
+        "more or fewer positional arguments than the parser (or a shell script's `$1`...) takes; a flag with "
+        "`nargs=argparse.REMAINDER` takes every word after it (`--opts KEY VALUE`)",
         (RuleCase("bash two.sh cora 0.1 extra more", target="two.sh"),
-         RuleCase("python greet.py --name beta a b", target="greet.py"))),
+         RuleCase("python greet.py --name beta a b", target="greet.py")),
+        quiet=(RuleCase("python demo/opts_demo.py --input a.jpg --opts MODEL.WEIGHTS w.pkl", repo=_OUT),)),
     Rule("no-command", "bash", ERROR, 2.0, {
         "": "the answer runs no script of the repository (python X.py, bash X.sh, python -m pkg.module)"},
-        "a bash answer that runs none of the repository's scripts or modules (a copied usage text)",
-        (RuleCase("echo training; ls"),), greedy="none"),
+        "a bash answer that runs none of the repository's scripts or modules (a copied usage text); a command "
+        "the repository installs (`[project.scripts]`, `console_scripts`: `whisper audio.mp3`) runs it",
+        (RuleCase("echo training; ls"),), greedy="none",
+        quiet=(RuleCase("speech talk.wav --model base", repo=_OUT),)),
     Rule("cd-from-root", "bash", WARNING, 1.0, {
         "": "cd {folder}: the commands start in {start}, where there is no {folder}; from there it is cd {there}"},
         "`cd implementations/bgan` written for a shell at the repository's root while the task starts in that "
@@ -146,16 +155,46 @@ _DECLARED = (
     Rule("missing-value", "coverage", WARNING, 0.5, {
         "": "the instruction names {value!r}, which the answer never mentions"},
         "a number, quoted string or code-like word of the instruction (`cifar10`, `ViT-B-32`, `./out`) the "
-        "answer never mentions; the guessing fixes give it to its flag",
+        "answer says neither as written nor by meaning (`ragcode.check.meaning`: `650-dim` said by `--emsize "
+        "650`, `75%` by 0.75 or 75, `ViT-Small/8` by `--arch vit_small --patch_size 8` and `ViT-Base/16` by "
+        "`mae_vit_base_patch16`, a flag's default or a configuration file the "
+        "answer hands over give it anyway); a unit word whose number is absent (`512-pixel`), the repository's "
+        "own name, a name in capitals its code never names (`CNN`), a library's API name (`torch.compile`) and "
+        "a parameter's name next to its value (`13 "
+        "num_classes`, `fold_index 0`) say nothing; the guessing fixes give it to its flag, "
+        "never over a path of another kind or a `$VAR`, and move the answer only to a script the instruction or "
+        "the retrieved passage names",
         (RuleCase("python train.py --data cora", instruction="Train on cora for 100 epochs.", target="100"),),
-        fix="guessing", fixed_by=("expand", "switch", "fill", "fill_vars")),
+        fix="guessing", fixed_by=("expand", "switch", "fill", "fill_vars"),
+        quiet=(RuleCase("python lm_main.py --emsize 650 --nhid 650 --nlayers 3 --res 64 --tied", repo=_OUT,
+                        instruction="Train a tied 3-layer LSTM with 650-dim embeddings on 64x64 inputs, without "
+                                    "torch.compile."),
+               RuleCase("python show_attention.py --arch vit_small --patch_size 8 --image_path img.png", repo=_OUT,
+                        path="vision", instruction="Show the attention maps of img.png with the ViT-Small/8 model."),
+               RuleCase("python detect_train.py --img 512 --epochs 3 --data coco128.yaml", repo=_OUT,
+                        instruction="Fine-tune on coco128.yaml for 3 epochs at 512-pixel resolution."),
+               RuleCase("python train.py config/small.py", repo=_OUT, path="gpt",
+                        instruction="Train the 4M model on webtext with its small config."),
+               RuleCase("bash two.sh 13 0", instruction="Run it with 13 num_classes and fold_index 0."),
+               RuleCase("python lm_main.py --dropout 0.5 --tied", repo=_OUT,
+                        instruction="Train the tied CNN language model with 50% dropout."),
+               RuleCase("python show_attention.py --arch vit_base", repo=_OUT, path="vision",
+                        instruction="Show the attention maps of the ViT-Base/16 model."))),
     Rule("respelled-value", "coverage", WARNING, 0.5, {
         "": "the instruction spells it {value!r}; the answer writes {wrong!r}"},
         "a value the answer says only up to case and separators, in a Python string or a bash argument "
-        "(`'ViT-g/14'` for ViT-g-14, `/usr/image` for ./usr/image): a certain fix writes it the user's way",
+        "(`'ViT-g/14'` for ViT-g-14, `/usr/image` for ./usr/image): a certain fix writes it the user's way; "
+        "a word only where the repository's code spells it the user's way and never the answer's "
+        "(`ragcode.check.spellings`: `vit_h` stands where the code registers `\"vit_h\"`), a path always",
         (RuleCase("from pkg.models import build_model\nm = build_model('ViT-g/14')\n", answer_type=_PY,
                   instruction="Use the ViT-g-14 model", target="ViT-g/14"),),
-        fix="certain", fixed_by=("certain",)),
+        fix="certain", fixed_by=("certain",),
+        quiet=(RuleCase("python scripts/masks.py --checkpoint h.pth --model-type vit_h --input i --output o",
+                        repo=_OUT, instruction="Make masks of i with the ViT-H model from h.pth into o."),
+               RuleCase('from segment import registry\nsam = registry["vit_h"](checkpoint="h.pth")\n', repo=_OUT,
+                        answer_type=_PY, instruction="Build the ViT-H model from h.pth."),
+               RuleCase("python main.py --dataset cifar10 --niter 25", repo=_OUT, path="dcgan",
+                        instruction="Train the DCGAN on CIFAR-10 for 25 epochs."))),
     Rule("run-error", "executed", ERROR, 1.5, {"": "running it fails: {last}"},
          "a run that fails in another way than its parser's errors (the last line of its traceback)",
          (RuleCase(stderr="Traceback (most recent call last):\n  File \"x.py\", line 1\n"

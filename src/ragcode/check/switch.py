@@ -10,7 +10,8 @@ the document writes it with the answer's own flags laid over it where that scrip
 fills the instruction's values in (``check.fill``, ``check.fill_vars``). The sibling whose flags
 take the instruction's numbers best (``fit``: each number to the flag its words name best, one
 number per flag), better than the answer's own script does and than any other sibling, replaces
-the answer when its built command leaves at least two fewer values missing;
+the answer when its built command leaves at least two fewer values missing, and only when the
+instruction or the retrieved passage names that sibling (``named_here``);
 ``ragcode.answer.fixes.fix_answer`` keeps it only when its findings weigh less. Only the instruction and
 the repository are read.
 """
@@ -18,6 +19,7 @@ the repository are read.
 from __future__ import annotations
 
 import functools
+import re
 import shlex
 from pathlib import Path
 
@@ -27,7 +29,7 @@ from ragcode.check.instruction import read_instruction
 from ragcode.check.facts import read_text, script_flags
 from ragcode.check.fill import context_words, fill_values, given_flags, missing_values, score
 from ragcode.check.fill_vars import fill_vars
-from ragcode.check.retarget import sibling_target
+from ragcode.check.retarget import GENERIC_NAMES, name_words, sibling_target
 from ragcode.chunking.markdown import fence_spans
 from ragcode.chunking.scripts.flags import Flag
 from ragcode.shell import logical_lines, parse_command, split_commands
@@ -105,6 +107,25 @@ def fit(flags: list[Flag], instruction: str) -> float:
     return round(total, 3)
 
 
+def named_here(path: Path, ctx: CheckContext) -> bool:
+    """The instruction names the script (each word of its name that is more than a word every
+    task says is said, as a word, a stem of one or two neighbouring words joined: "pre-train"
+    names ``run_pretraining.py``) or the retrieved passage (``ctx.extra["context"]``) writes its
+    file name: a script neither names is no place to move an answer to."""
+    own = name_words(path) - GENERIC_NAMES
+    said = _said_forms(ctx.instruction)
+    if own and all(any(w == s or len(s) >= 4 and w.startswith(s) for s in said) for w in own):
+        return True
+    passage = str(ctx.extra.get("context") or "")
+    return bool(passage) and re.search(rf"(?<![\w.-]){re.escape(path.name)}(?![\w-])", passage) is not None
+
+
+def _said_forms(instruction: str) -> set[str]:
+    """The instruction's words and each two neighbours joined (``pre-train`` -> ``pretrain``)."""
+    words = re.findall(r"[a-z0-9]+", instruction.lower())
+    return set(words) | {a + b for a, b in zip(words, words[1:])}
+
+
 def switch_command(code: str, ctx: CheckContext, checkers: list[Checker]) -> str | None:
     """The documented sibling command that takes more of the instruction's values (see the
     module doc), filled, or None."""
@@ -123,7 +144,7 @@ def switch_command(code: str, ctx: CheckContext, checkers: list[Checker]) -> str
     best: list[tuple[float, int, str]] = []
     own_fit = fit(step.flags, ctx.instruction)
     for path, words in documented_commands(repo, ctx.task_dir):
-        if path.parent != folder or path == step.path.resolve():
+        if path.parent != folder or path == step.path.resolve() or not named_here(path, ctx):
             continue
         flags = script_flags(path)
         if not flags:

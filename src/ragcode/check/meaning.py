@@ -1,0 +1,152 @@
+"""Values by meaning: whether an answer says an instruction's value in another form, or whether
+that cannot be told, before the coverage check calls it missing.
+
+The coverage check first looks for the value as written (``cifar10``, ``0.0001``); a value it
+does not find that way is read by what it means:
+
+- a number with its unit or a size (``128-dim``, ``3-layer``, ``512-pixel``, ``64x64``) is said
+  when the answer has its numbers (``--emsize 128``, ``--img 512``); when it has not, nothing
+  can be told (the unit may be the script's default), so nothing is said;
+- a name with a trailing number (``ViT-Small/8``) is said when a word of the answer holds the
+  name and ends in that number (``mae_vit_base_patch16`` for ViT-Base/16) or in none while the
+  number is given apart (``--arch vit_small --patch_size 8``); ``ViT-B-16`` does not say ViT-B-32;
+- a percentage (``75%``) is said by 75 or 0.75;
+- a name in capitals (``CNN``, ``DCGAN``) the repository's code never names, in any case or
+  spelling (a string literal, a class or function, a file), is no value its parser takes:
+  nothing is said;
+- a value the parser gives anyway: the default of a flag of the called script that the answer
+  does not set (``LSTM`` for ``--model`` whose default is ``LSTM``), a constant a script without
+  a parser sets at its top (``dataset = 'openwebtext'``), or written in a configuration file the
+  answer hands to the script (``config/train_gpt2.py`` names ``gpt2-124M``);
+- the repository's own name (``DiT`` in the DiT repository) and a library's API name
+  (``torch.compile``) are no values: nothing is said.
+
+``said`` returns True (said), None (cannot tell: no finding) or False (missing).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+import re
+from pathlib import Path
+
+from ragcode.check import CheckContext
+from ragcode.check.facts import read_text
+from ragcode.check.instruction import Value
+from ragcode.check.spellings import code_names
+
+_TRAILING_NUMBER = re.compile(r"(.*[A-Za-z].*?)[/-](\d+)")
+_NAME = re.compile(r"[A-Z][A-Za-z]*[A-Z][A-Za-z]*")  # capitals, no digits or separators: LSTM, DCGAN, OpenWebText
+_CONFIG_SUFFIXES = (".py", ".yaml", ".yml", ".json", ".cfg", ".toml", ".ini")
+_API_NAME = re.compile(r"([a-z_][a-z0-9_]*)\.[a-z_][a-z0-9_.]*")
+
+
+def squash(text: str) -> str:
+    """Lower case without separators: CorrectAndSmooth ~ correct_and_smooth ~ correct-and-smooth."""
+    return re.sub(r"[\s_./-]+", "", text.lower())
+
+
+def said(value: Value, code: str, answer_type: str, ctx: CheckContext, numbers: set[float]) -> bool | None:
+    """Whether ``code`` says ``value`` by its meaning (see the module doc)."""
+    if value.kind == "measure" and value.spelling.endswith("%"):
+        return True if any(n in numbers for n in value.numbers) else None
+    if value.kind == "measure":
+        return True if all(n in numbers for n in value.numbers) else None
+    if value.number is not None:
+        return False
+    v = value.spelling
+    if squash(v) == squash(Path(ctx.repo_dir).resolve().name) or _api_name(v):
+        return None
+    anyway = _given_anyway(code, ctx) if answer_type == "bash" else set()
+    named = _TRAILING_NUMBER.fullmatch(v)
+    if named and _name_and_number(squash(named.group(1)), named.group(2), code, numbers, anyway):
+        return True
+    if squash(v) in anyway:
+        return True
+    if _NAME.fullmatch(v) and not code_names(Path(ctx.repo_dir), squash(v)):
+        return None  # a name the repository's code never writes is no value its parser takes
+    return False
+
+
+def _name_and_number(name: str, number: str, code: str, numbers: set[float], anyway: set[str]) -> bool:
+    """``ViT-Small/8`` said: a word of the answer holds the name (``vit_small``,
+    ``mae_vit_base_patch16`` for ViT-Base/16) and the number is the one that word ends in or, when
+    it ends in none, one the answer (or the parser's defaults) gives apart; a word with another
+    number (``ViT-B-16`` for ViT-B-32) does not say it."""
+    for word in re.findall(r"[A-Za-z0-9_.-]+", code):
+        low = squash(word)
+        at = low.find(name)
+        if at < 0:
+            continue
+        digits = re.findall(r"\d+", low[at + len(name):])
+        if digits:
+            if str(int(number)) in {str(int(d)) for d in digits}:
+                return True
+        elif float(number) in numbers or number in anyway:
+            return True
+    return False
+
+
+def _squashed_words(text: str) -> set[str]:
+    """The squashed words of ``text``, each whole and its parts between hyphens (``gpt2-124M``
+    gives gpt2124m, gpt2 and 124m)."""
+    out = set()
+    for w in re.findall(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*", text):
+        out.add(squash(w))
+        out.update(squash(p) for p in w.split("-"))
+    return out
+
+
+def _api_name(v: str) -> bool:
+    """``torch.compile``: a dotted name whose first part is an installed library (a module with a
+    file, not a folder that happens to be on the path) and whose last is no file extension."""
+    m = _API_NAME.fullmatch(v)
+    if m is None or v.rsplit(".", 1)[-1] in _FILE_ENDS:
+        return False
+    try:
+        spec = importlib.util.find_spec(m.group(1))
+    except (ImportError, ValueError):
+        return False
+    return spec is not None and spec.origin not in (None, "namespace")
+
+
+_FILE_ENDS = frozenset("txt json jsonl yaml yml csv tsv py sh md cfg ini toml jpg jpeg png gif pt pth pkl ckpt npy "
+                       "npz wav mp3 flac mp4 zip gz tar h5 bin onnx pdb fasta".split())
+
+
+def _given_anyway(code: str, ctx: CheckContext) -> set[str]:
+    """The squashed text of what the answer's script calls take without saying it: their flags'
+    defaults (flags the call does not set), a parser-less script's top-level constants, and the
+    configuration files the calls hand over, as squashed words."""
+    from ragcode.check.bash import resolved_calls
+
+    parts: list[str] = []
+    for step in resolved_calls(code, ctx):
+        if step.call is None:
+            continue
+        given = {a.split("=", 1)[0] for a in step.call.args if a.startswith("-")}
+        if step.flags is not None:
+            parts += [str(f.default) for f in step.flags
+                      if f.default is not None and not any(s in given for s in f.option_strings())]
+        elif step.path is not None and step.path.suffix == ".py":
+            parts += top_constants(step.path)
+        for arg in step.call.args:
+            word = arg.split("=", 1)[-1]
+            path = step.cwd / word
+            if word.endswith(_CONFIG_SUFFIXES) and path.is_file() and path.stat().st_size < 64_000:
+                parts.append(read_text(path) or "")
+    return _squashed_words("\n".join(parts))
+
+
+@functools.lru_cache(maxsize=256)
+def top_constants(path: Path) -> tuple[str, ...]:
+    """The string and number constants a script assigns at its top level (``dataset = 'x'``)."""
+    try:
+        tree = ast.parse(read_text(path) or "")
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(str(node.value.value) for node in tree.body
+                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                 and isinstance(node.value.value, (str, int, float)))

@@ -1,0 +1,113 @@
+"""Values by meaning and fixes that leave right answers alone (check.meaning, check.spellings,
+the REMAINDER and configurator readings, fill's and switch's limits): regression tests named
+after the harms they pin. The rule catalogue's ``quiet`` cases run the same answers through
+``check_answer`` and the default fixes (tests/test_check_rules.py)."""
+
+from __future__ import annotations
+
+from golden_repos import build_golden_repos
+
+from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
+from ragcode.check.fill import _same_kind
+from ragcode.check.instruction import read_instruction
+from ragcode.check.spellings import literal_words
+from ragcode.check.switch import named_here, switch_command
+
+SWITCH_INSTRUCTION = ("Run it with a maximum sequence length of 256 for 300,000 steps with a warm-up of 10,000 "
+                      "steps and a learning rate of 0.00001.")
+PREPARE_ANSWER = "python prepare.py --input_file=./sample.txt --output_file=/tmp/x.rec --max_seq_length=128"
+
+
+def _codes(answer, repo, instruction, path=".", answer_type="bash"):
+    ctx = CheckContext(repo, path, instruction)
+    return [f.code for f in check_answer(answer, answer_type, ctx, load_checkers(DEFAULT_CHECKS))]
+
+
+def test_unit_words_and_sizes_are_read_as_their_numbers(tmp_path):
+    values = {v.spelling: v for v in read_instruction("a 3-layer net, 650-dim embeddings, 64x64 at 512-pixel").values}
+    assert (values["3-layer"].kind, values["3-layer"].numbers) == ("measure", (3.0,))
+    assert values["64x64"].numbers == (64.0, 64.0)
+    repo = build_golden_repos(tmp_path)["outside"]
+    # said by its number; left alone when the number is absent (the unit may be the default)
+    assert _codes("python lm_main.py --emsize 650", repo, "Use 650-dim embeddings.") == []
+    assert _codes("python lm_main.py --emsize 200", repo, "Use 650-dim embeddings.") == []
+    assert _codes("python lm_main.py --emsize 200", repo, "Use 650 embedding dimensions.") == ["missing-value"]
+
+
+def test_a_model_name_with_a_trailing_number_is_said_by_its_parts_not_by_a_conflicting_one(tmp_path):
+    repo = build_golden_repos(tmp_path)["outside"]
+    said = "python show_attention.py --arch vit_small --patch_size 8"
+    assert _codes(said, repo, "Use the ViT-Small/8 model.", path="vision") == []
+    other = "python show_attention.py --arch vit_small --patch_size 16"
+    assert _codes(other, repo, "Use the ViT-Small/8 model.", path="vision") == ["missing-value"]
+
+
+def test_respelling_follows_the_code_s_spelling_only():
+    assert {"vit_h", "ViT-g-14", "cifar10", "lsun"} <= literal_words(
+        'r = {"vit_h": f}\nname = "ViT-g-14.json"\np.add_argument("--d", help="cifar10 | lsun")\n')
+
+
+def test_fill_never_overwrites_a_shell_variable_or_a_path_of_another_kind():
+    assert not _same_kind("$SQUAD_DIR/dev-v1.1.json", "SQUAD1.1")
+    assert not _same_kind("model/groundingdino.pth", "ground_segment/GD_new.json")
+    assert not _same_kind(".asset/dog.jpg", "GD_new.json")
+    assert _same_kind("data/a.json", "ground_segment/GD_new.json")
+    assert _same_kind("citeseer", "pubmed")
+
+
+def test_switch_moves_only_to_a_sibling_the_instruction_or_the_passage_names(tmp_path):
+    repo = build_golden_repos(tmp_path)["documented"]
+    checkers = load_checkers(DEFAULT_CHECKS)
+    bare = CheckContext(repo, ".", SWITCH_INSTRUCTION)
+    assert not named_here(repo / "pretrain.py", bare)
+    assert switch_command(PREPARE_ANSWER, bare, checkers) is None
+    passage = CheckContext(repo, ".", SWITCH_INSTRUCTION, extra={"context": "Then train with pretrain.py:"})
+    switched = switch_command(PREPARE_ANSWER, passage, checkers)
+    assert switched is not None and "python pretrain.py" in switched and "--learning_rate=0.00001" in switched
+    # "pre-train" names pretrain.py: two neighbouring words joined
+    assert named_here(repo / "pretrain.py", CheckContext(repo, ".", "Pre-train the model for 300,000 steps."))
+
+
+def test_detectron2_style_opts_remainder_is_not_read_as_positionals(tmp_path):
+    repo = build_golden_repos(tmp_path)["outside"]
+    answer = "python demo/opts_demo.py --input a.jpg --opts MODEL.WEIGHTS w.pkl SOLVER.BASE_LR 0.1"
+    assert _codes(answer, repo, "") == []
+    assert _codes("python demo/opts_demo.py --config-file c.yaml extra", repo, "") == ["positional-count"]
+
+
+def test_a_script_that_execs_a_sys_argv_configurator_reads_the_command_line(tmp_path):
+    repo = build_golden_repos(tmp_path)["outside"]
+    assert _codes("python train.py --n_layer=4", repo, "", path="gpt") == []
+    (repo / "gpt" / "plain.py").write_text("n_layer = 12\nprint(n_layer)\n")
+    assert _codes("python plain.py --n_layer=4", repo, "", path="gpt") == ["ignored-args"]
+    assert _codes("python -m speech talk.wav --model base", repo, "") == []
+
+
+def test_checked_generation_hands_the_retrieved_passage_to_the_fixes(tmp_path):
+    from ragcode.answering import generate_from_config
+    from ragcode.config import load_config
+    from ragcode.generation.backends.scripted import ScriptedLLM
+    from ragcode.types import Context
+
+    repo = build_golden_repos(tmp_path)["documented"]
+    cfg = load_config(overrides=["generation.check=[bash,python,coverage]", "generation.n=1"])
+    answer = f"```bash\n{PREPARE_ANSWER}\n```"
+    unnamed = generate_from_config(SWITCH_INSTRUCTION, Context("Make the data first.", (), 100), ScriptedLLM(
+        answers=[answer]), cfg, CheckContext(repo, ".", SWITCH_INSTRUCTION))
+    assert "prepare.py" in unnamed[0].code
+    named = generate_from_config(SWITCH_INSTRUCTION, Context("Then train with pretrain.py.", (), 100), ScriptedLLM(
+        answers=[answer]), cfg, CheckContext(repo, ".", SWITCH_INSTRUCTION))
+    assert "python pretrain.py" in named[0].code
+
+
+def test_a_command_the_repository_installs_runs_it(tmp_path):
+    from ragcode.check.facts import console_scripts
+
+    (tmp_path / "setup.py").write_text("setup(name='x', entry_points={'console_scripts': "
+                                       "['fairseq-train = fairseq_cli.train:cli_main', \"x-eval=x.ev:main\"]})\n")
+    (tmp_path / "setup.cfg").write_text("[options.entry_points]\nconsole_scripts =\n    cfg-tool = x.tool:main\n"
+                                        "[other]\nnot-one = a.b:c\n")
+    assert console_scripts(tmp_path) == {"fairseq-train", "x-eval", "cfg-tool"}
+    repo = build_golden_repos(tmp_path / "golden")["outside"]
+    assert _codes("speech talk.wav --model base", repo, "") == []
+    assert _codes("echo speech; ls", repo, "") == ["no-command"]
