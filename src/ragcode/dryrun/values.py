@@ -1,0 +1,89 @@
+"""Whether the instruction's values landed in parsed parameters, and the rule for keeping a fix.
+
+A value lands when some parsed parameter holds it: the same text (case and quotes aside), the
+same number (``1e-3`` and ``0.001``), an element of a list parameter (``--opts KEY VALUE``,
+``nargs='+'``), or the last part of a path (``coco128.yaml`` in ``data/coco128.yaml``).
+
+``keeps_fix(before, after, ...)`` is the one rule a fix must pass: refused when the repository's
+parser refuses ``after``; refused when ``before`` was already accepted with every instruction
+value in place (a right answer is never rewritten); refused when ``after`` places fewer of the
+instruction's values than ``before``. Where no parser is reached, the dry run cannot tell and
+the fix is left to the other rules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from ragcode.check import CheckContext
+from ragcode.check.coverage import instruction_values
+from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
+from ragcode.dryrun.run import dry_run
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+def _same(wanted: str, held: Any) -> bool:
+    if held is None or isinstance(held, bool) and wanted.lower() not in ("true", "false"):
+        return False
+    text = str(held).strip().strip("'\"").lower()
+    want = wanted.strip().strip("'\"").lower()
+    if text == want or (len(want) > 3 and "/" in text and text.rsplit("/", 1)[-1] == want.rsplit("/", 1)[-1]):
+        return True
+    a, b = _number(want), _number(text)
+    return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9)
+
+
+def lands(value: str, params: dict[str, Any]) -> bool:
+    return any(_same(value, leaf) for held in params.values() for leaf in _leaves(held))
+
+
+def placed(results: list[ParseResult], instruction: str) -> tuple[list[str], list[str]]:
+    """(values of the instruction held by a parsed parameter, values held by none) over the
+    accepted results; all values count as not placed when nothing was accepted."""
+    values = instruction_values(instruction)
+    params: dict[str, Any] = {}
+    for i, r in enumerate(results):
+        if r.status == ACCEPTED:
+            params.update({f"{i}:{k}": v for k, v in r.params.items()})
+    hit = [v for v in values if lands(v, params)]
+    return hit, [v for v in values if v not in hit]
+
+
+def accepted_with_values(results: list[ParseResult], instruction: str) -> bool:
+    """Every entry point accepted and every instruction value in a parameter."""
+    return bool(results) and all(r.status == ACCEPTED for r in results) and not placed(results, instruction)[1]
+
+
+def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runner: Any = None) -> bool:
+    """Whether a fix turning ``before`` into ``after`` may be kept (see the module doc)."""
+    if before == after:
+        return True
+    after_results = dry_run(after, answer_type, ctx, runner)
+    if any(r.status == REJECTED for r in after_results):
+        return False
+    before_results = dry_run(before, answer_type, ctx, runner)
+    if accepted_with_values(before_results, ctx.instruction):
+        return False
+    if before_results and after_results and all(r.status == ACCEPTED for r in before_results + after_results):
+        return len(placed(after_results, ctx.instruction)[0]) >= len(placed(before_results, ctx.instruction)[0])
+    return True
