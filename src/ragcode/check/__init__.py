@@ -101,6 +101,7 @@ CHECKERS = Registry("checker", {
     "python": "ragcode.check.python_code:PythonChecker",
     "coverage": "ragcode.check.coverage:CoverageChecker",
     "executed": "ragcode.check.executed:ExecutedChecker",
+    "parse": "ragcode.dryrun.checker:ParseChecker",  # the script's own parser, parse-only in the sandbox
 })
 DEFAULT_CHECKS = ("bash", "python", "coverage")
 

@@ -1,0 +1,60 @@
+"""The ``parse`` check: findings from the dry run, said only where the repository's own parser
+has spoken.
+
+- the parser refused the command (or a Python call does not bind to the callee's signature, or
+  a constant key is not in the repository's mapping): an error, ``parse-rejected``, carrying the
+  parser's own message;
+- the parser took the command with ``parse_known_args`` and left words of it unread: a warning,
+  ``ignored-args`` (those values reach nothing);
+- no parser reached: nothing (the static checks speak alone).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragcode.check import ERROR, WARNING, CheckContext, Finding
+from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
+from ragcode.dryrun.run import dry_run
+
+
+def _target(result: ParseResult) -> str:
+    return result.entry.target or "the answer"
+
+
+def findings_for(result: ParseResult) -> list[Finding]:
+    entry = result.entry
+    if result.status == REJECTED and entry.kind == "calls":
+        return [Finding("parse", "parse-rejected", f"{call.get('message', '')}".strip(), ERROR,
+                        int(call.get("line", 0)), str(call.get("name", "")))
+                for call in result.calls if call.get("status") == REJECTED]
+    if result.status == REJECTED:
+        message = result.message.strip().splitlines()[-1] if result.message.strip() else "refused"
+        return [Finding("parse", "parse-rejected", f"{_target(result)}'s own parser refuses the command: {message}",
+                        ERROR, entry.line, entry.target)]
+    if result.status == ACCEPTED and result.unrecognized:
+        words = " ".join(result.unrecognized)
+        return [Finding("parse", "ignored-args", f"{_target(result)} parses with parse_known_args and never "
+                        f"reads {words}", WARNING, entry.line, entry.target)]
+    return []
+
+
+class ParseChecker:
+    """Checker ``parse`` (see the module doc); the sandbox is ``execution``'s, bubblewrap only."""
+
+    name = "parse"
+    takes_config = True
+
+    def __init__(self, config: Any = None):
+        from ragcode.config import Config
+        from ragcode.dryrun.sandbox import DryRunner
+
+        self.config = config or Config()
+        cache = getattr(getattr(self.config, "index", None), "cache_dir", None)
+        self.runner = DryRunner(self.config.execution, cache_dir=f"{cache}/dryrun" if cache else None)
+
+    def check(self, code: str, answer_type: str, ctx: CheckContext) -> list[Finding]:
+        found: list[Finding] = []
+        for result in dry_run(code, answer_type, ctx, runner=self.runner):
+            found.extend(findings_for(result))
+        return found

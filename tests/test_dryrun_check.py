@@ -1,0 +1,50 @@
+"""The ``parse`` checker: findings only where the script's own parser has spoken."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dryrun_helpers import ARGPARSE, KNOWN_ONLY, needs_bwrap, runner, write
+from ragcode.check import CHECKERS, CheckContext, check_answer, load_checkers
+from ragcode.config import Config
+from ragcode.dryrun.checker import ParseChecker
+
+pytestmark = needs_bwrap
+
+
+def _checker(tmp_path: Path) -> ParseChecker:
+    checker = ParseChecker(Config())
+    checker.runner = runner(tmp_path)
+    return checker
+
+
+def test_parse_is_a_checker_named_in_the_registry() -> None:
+    assert CHECKERS.get("parse") is ParseChecker
+    assert isinstance(load_checkers(["parse"], Config())[0], ParseChecker)
+
+
+def test_rejected_command_is_an_error_with_the_parsers_message(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE})
+    (f,) = check_answer("cd .\npython train.py --model-type ViT-L", "bash", CheckContext(repo), [_checker(tmp_path)])
+    assert (f.code, f.severity, f.line, f.target) == ("parse-rejected", "error", 2, "train.py")
+    assert "invalid choice: 'ViT-L' (choose from 'vit_l', 'vit_b')" in f.message
+
+
+def test_right_answer_and_unreached_parser_say_nothing(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE, "hand.py": "import sys\nprint(sys.argv[1])\n"})
+    checker = _checker(tmp_path)
+    assert check_answer("python train.py --model-type vit_l --opts A 1", "bash", CheckContext(repo), [checker]) == []
+    assert check_answer("python hand.py --anything", "bash", CheckContext(repo), [checker]) == []
+
+
+def test_words_left_by_parse_known_args_are_a_warning(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"train.py": KNOWN_ONLY})
+    (f,) = check_answer("python train.py --depth 3", "bash", CheckContext(repo), [_checker(tmp_path)])
+    assert (f.code, f.severity) == ("ignored-args", "warning") and "--depth 3" in f.message
+
+
+def test_python_call_that_does_not_bind_is_an_error_at_its_line(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"lib.py": "def build(depth, width=64):\n    return depth\n"})
+    code = "from lib import build\n\nbuild(2, widht=3)\n"
+    (f,) = check_answer(code, "python", CheckContext(repo), [_checker(tmp_path)])
+    assert (f.code, f.line, f.target) == ("parse-rejected", 3, "build") and "widht" in f.message
