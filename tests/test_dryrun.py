@@ -252,3 +252,15 @@ def test_hostile_answer_stays_in_the_sandbox_and_is_cut(tmp_path: Path) -> None:
     hung = one(f"python evil.py --name forever {escape} {secret}", repo, run)
     assert hung.status == "unreached" and "within 5 s" in hung.message
     assert not any(tmp_path.glob("escaped*")), "the answer wrote outside the sandbox"
+
+
+def test_a_module_missing_under_an_installed_library_is_stubbed_on_a_second_try(tmp_path: Path) -> None:
+    from ragcode.config import ExecutionConfig
+    from ragcode.dryrun.sandbox import DryRunner
+
+    site = write(tmp_path / "site", {"libx/__init__.py": "import missing_dep_of_libx\nVALUE = 1\n"})
+    repo = write(tmp_path / "repo", {"train.py": "import libx\n" + SUBPARSERS})
+    run = DryRunner(ExecutionConfig(ro_paths=[str(site)], env={"PYTHONPATH": str(site)}), tmp_path / "cache")
+    r = one("python train.py train --steps 3", repo, run)
+    assert r.status == "accepted" and r.params["steps"] == 3
+    assert "missing_dep_of_libx" in r.stubbed

@@ -198,9 +198,10 @@ STUBBED = []
 
 def _from_repository():
     """Whether the import being resolved was written in the repository's (or the answer's) code."""
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith("<frozen"):
-        frame = frame.f_back
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename.startswith("<")
+                                 or frame.f_globals.get("__name__", "").startswith("importlib")):
+        frame = frame.f_back  # the import machinery and this hook
     if frame is None:
         return False
     name = os.path.abspath(frame.f_code.co_filename)
@@ -208,10 +209,20 @@ def _from_repository():
 
 
 class _StubFinder(importlib.abc.MetaPathFinder):
+    """Stubs a missing top-level module imported by the repository's code, and a missing part
+    of the repository's own packages (a compiled extension never built: ``pkg._C``)."""
+
+    @staticmethod
+    def _own_part(package):
+        origin = os.path.abspath(getattr(package, "__file__", None) or "/")
+        return origin.startswith(ROOT + os.sep) and _from_repository()
+
     def find_spec(self, name, path=None, target=None):
         top = name.split(".")[0]
         real_top = top in sys.modules and not isinstance(sys.modules[top], _StubModule)
-        if "." in name and real_top:
+        if SPEC.get("stub_all"):  # second try: the first failed on a module missing anywhere
+            return importlib.util.spec_from_loader(name, _StubLoader(), is_package=True)
+        if "." in name and real_top and not self._own_part(sys.modules[top]):
             return None
         if "." not in name and not _from_repository():
             return None
