@@ -48,3 +48,20 @@ def test_python_call_that_does_not_bind_is_an_error_at_its_line(tmp_path: Path) 
     code = "from lib import build\n\nbuild(2, widht=3)\n"
     (f,) = check_answer(code, "python", CheckContext(repo), [_checker(tmp_path)])
     assert (f.code, f.line, f.target) == ("parse-rejected", 3, "build") and "widht" in f.message
+
+
+def test_keeps_fix_never_rewrites_a_right_answer_and_refuses_what_the_parser_refuses(tmp_path: Path) -> None:
+    from ragcode.dryrun import keeps_fix
+
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE})
+    run = runner(tmp_path)
+    ctx = CheckContext(repo, ".", "Train the ViT-L model (vit_l) with learning rate 0.5.")
+    right = "python train.py --model-type vit_l --lr 0.5"
+    assert not keeps_fix(right, "python train.py --model-type vit_l --lr 0.5 --epochs 4", "bash", ctx, run)
+    wrong = "python train.py --model-type vit_b --lr 0.5"
+    assert not keeps_fix(wrong, "python train.py --model-type ViT-L --lr 0.5", "bash", ctx, run)
+    assert keeps_fix(wrong, right, "bash", ctx, run)
+    assert keeps_fix("python train.py --type vit_l --lr 0.5", right, "bash", ctx, run)  # an unknown flag corrected
+    # argparse takes an unambiguous prefix: the parser accepts this one as it is
+    assert not keeps_fix("python train.py --model vit_l --lr 0.5", right, "bash", ctx, run)
+    assert not keeps_fix(wrong, "python train.py --model-type vit_l", "bash", ctx, run)  # loses the 0.5

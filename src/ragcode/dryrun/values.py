@@ -2,18 +2,20 @@
 
 A value lands when some parsed parameter holds it: the same text (case and quotes aside), the
 same number (``1e-3`` and ``0.001``), an element of a list parameter (``--opts KEY VALUE``,
-``nargs='+'``), or the last part of a path (``coco128.yaml`` in ``data/coco128.yaml``).
+``nargs='+'``), the last part of a path (``coco128.yaml`` in ``data/coco128.yaml``), or the same letters and
+digits (``ViT-L`` and ``vit_l``, ``CIFAR-10`` and ``cifar10``; ``128-dim`` is 128).
 
 ``keeps_fix(before, after, ...)`` is the one rule a fix must pass: refused when the repository's
 parser refuses ``after``; refused when ``before`` was already accepted with every instruction
-value in place (a right answer is never rewritten); refused when ``after`` places fewer of the
-instruction's values than ``before``. Where no parser is reached, the dry run cannot tell and
+value in place (a right answer is never rewritten); refused when ``after`` loses an instruction
+value that ``before`` had in a parameter. Where no parser is reached, the dry run cannot tell and
 the fix is left to the other rules.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,15 +44,32 @@ def _leaves(value: Any) -> Iterator[Any]:
         yield value
 
 
+_SIZED = re.compile(r"^(\d+(?:\.\d+)?)(?:-[a-z]+|x\1)$")  # 128-dim, 3-layer, 512-pixel, 64x64
+
+
+def _forms(text: str) -> set[str]:
+    """A value's spellings that mean the same: as written, letters and digits only (``ViT-L`` and
+    ``vit_l``, ``CIFAR-10`` and ``cifar10``), the number of a sized word (``128-dim`` -> 128)."""
+    low = text.strip().strip("'\"").lower()
+    forms = {low, re.sub(r"[^a-z0-9]", "", low)}
+    m = _SIZED.match(low)
+    if m:
+        forms.add(m.group(1))
+    return {f for f in forms if f}
+
+
 def _same(wanted: str, held: Any) -> bool:
     if held is None or isinstance(held, bool) and wanted.lower() not in ("true", "false"):
         return False
     text = str(held).strip().strip("'\"").lower()
     want = wanted.strip().strip("'\"").lower()
-    if text == want or (len(want) > 3 and "/" in text and text.rsplit("/", 1)[-1] == want.rsplit("/", 1)[-1]):
+    if len(want) > 3 and "/" in text and text.rsplit("/", 1)[-1] == want.rsplit("/", 1)[-1]:
         return True
-    a, b = _number(want), _number(text)
-    return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9)
+    if _forms(want) & _forms(text):
+        return True
+    numbers = [n for n in (_number(f) for f in _forms(want)) if n is not None]
+    b = _number(text)
+    return b is not None and any(math.isclose(a, b, rel_tol=1e-9) for a in numbers)
 
 
 def lands(value: str, params: dict[str, Any]) -> bool:
@@ -85,5 +104,5 @@ def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runn
     if accepted_with_values(before_results, ctx.instruction):
         return False
     if before_results and after_results and all(r.status == ACCEPTED for r in before_results + after_results):
-        return len(placed(after_results, ctx.instruction)[0]) >= len(placed(before_results, ctx.instruction)[0])
+        return set(placed(before_results, ctx.instruction)[0]) <= set(placed(after_results, ctx.instruction)[0])
     return True
