@@ -208,6 +208,9 @@ def _from_repository():
     return name.startswith(ROOT + os.sep) or frame.f_globals.get("__name__") == "__main__"
 
 
+PLATFORM_PROBES = {"msvcrt", "winreg", "nt", "winsound", "java", "org", "posix", "pwd", "grp", "termios", "fcntl"}
+
+
 class _StubFinder(importlib.abc.MetaPathFinder):
     """Stubs a missing top-level module imported by the repository's code, and a missing part
     of the repository's own packages (a compiled extension never built: ``pkg._C``)."""
@@ -220,6 +223,8 @@ class _StubFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         top = name.split(".")[0]
         real_top = top in sys.modules and not isinstance(sys.modules[top], _StubModule)
+        if top.startswith("_") or top in PLATFORM_PROBES:
+            return None  # a platform probe (try: import _winapi): its absence is the answer
         if SPEC.get("stub_all"):  # second try: the first failed on a module missing anywhere
             return importlib.util.spec_from_loader(name, _StubLoader(), is_package=True)
         if "." in name and real_top and not self._own_part(sys.modules[top]):
