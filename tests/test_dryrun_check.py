@@ -65,3 +65,18 @@ def test_keeps_fix_never_rewrites_a_right_answer_and_refuses_what_the_parser_ref
     # argparse takes an unambiguous prefix: the parser accepts this one as it is
     assert not keeps_fix("python train.py --model vit_l --lr 0.5", right, "bash", ctx, run)
     assert not keeps_fix(wrong, "python train.py --model-type vit_l", "bash", ctx, run)  # loses the 0.5
+
+
+def test_keeps_fix_refuses_a_respelling_the_parser_takes_without_choices(tmp_path: Path) -> None:
+    from ragcode.dryrun import keeps_fix
+
+    script = ("import argparse\np = argparse.ArgumentParser()\np.add_argument('--arch', default='vit_small')\n"
+              "p.add_argument('--patch_size', type=int, default=16)\np.add_argument('--weights', default='')\n"
+              "p.add_argument('--dataset')\np.parse_args()\n")
+    repo = write(tmp_path / "repo", {"viz.py": script})
+    run = runner(tmp_path)
+    ctx = CheckContext(repo, ".", "Show the attention of the ViT-Small/8 model on CIFAR-10 images.")
+    right = "python viz.py --arch vit_small --patch_size 8 --dataset cifar10"
+    assert not keeps_fix(right, right.replace("cifar10", "CIFAR-10"), "bash", ctx, run)
+    assert not keeps_fix(right, right + " --weights ViT-Small/8", "bash", ctx, run)
+    assert keeps_fix("python viz.py --dataset cifar10", right, "bash", ctx, run)

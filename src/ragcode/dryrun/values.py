@@ -7,8 +7,9 @@ digits (``ViT-L`` and ``vit_l``, ``CIFAR-10`` and ``cifar10``; ``128-dim`` is 12
 
 ``keeps_fix(before, after, ...)`` is the one rule a fix must pass: refused when the repository's
 parser refuses ``after``; refused when ``before`` was already accepted with every instruction
-value in place (a right answer is never rewritten); refused when ``after`` loses an instruction
-value that ``before`` had in a parameter. Where no parser is reached, the dry run cannot tell and
+value in place (a right answer is never rewritten); when both parse, kept only when ``after``
+places more of the instruction's values than ``before`` and loses none (a respelling the parser
+happens to take, ``--arch ViT-Base`` for ``vit_base``, gains nothing and is refused). Where no parser is reached, the dry run cannot tell and
 the fix is left to the other rules.
 """
 
@@ -73,7 +74,12 @@ def _same(wanted: str, held: Any) -> bool:
 
 
 def lands(value: str, params: dict[str, Any]) -> bool:
-    return any(_same(value, leaf) for held in params.values() for leaf in _leaves(held))
+    """Whether some parameter holds ``value``; a compound name lands when each of its parts does
+    (``ViT-Small/8``: ``--arch vit_small --patch_size 8``)."""
+    if any(_same(value, leaf) for held in params.values() for leaf in _leaves(held)):
+        return True
+    parts = value.split("/")
+    return len(parts) > 1 and not value.startswith(("/", ".")) and all(p and lands(p, params) for p in parts)
 
 
 def placed(results: list[ParseResult], instruction: str) -> tuple[list[str], list[str]]:
@@ -104,5 +110,5 @@ def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runn
     if accepted_with_values(before_results, ctx.instruction):
         return False
     if before_results and after_results and all(r.status == ACCEPTED for r in before_results + after_results):
-        return set(placed(before_results, ctx.instruction)[0]) <= set(placed(after_results, ctx.instruction)[0])
+        return set(placed(before_results, ctx.instruction)[0]) < set(placed(after_results, ctx.instruction)[0])
     return True
