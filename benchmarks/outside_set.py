@@ -10,7 +10,9 @@ ML-Bench's dev references (``output`` of ``dev.jsonl``). For each reference:
   same rule: ``check.pipeline.fix_answer`` then ``check.pipeline.better``) changes it; every
   rewrite of a right answer is a harm; with ``--dryrun`` also whether ``ragcode.dryrun.keeps_fix``
   would let the rewrite through;
-- **dry run** (``--dryrun``): accepted / rejected / unreached by the repository's own parser.
+- **dry run** (``--dryrun``): accepted / rejected / unreached by the repository's own parser, and
+  the findings left when the parser's answers overrule the static guesses
+  (``ragcode.dryrun.checker.overrule``).
 
     # the outside repositories checked out at the pinned commits, one folder per repository name
     python benchmarks/outside_set.py --outside benchmarks/data/outside/tasks.jsonl --outside-repos OUT/ \\
@@ -75,7 +77,12 @@ def measure(row: dict[str, Any], checkers: list[Any], runner: Any) -> dict[str, 
     if runner is not None:
         from ragcode.dryrun import dry_run, keeps_fix
 
+        from ragcode.dryrun.checker import overrule
+
         results = dry_run(code, kind, ctx, runner)
+        left = overrule(found, results)
+        out["errors_overruled"] = sorted({f.code for f in left if f.severity == ERROR})
+        out["warnings_overruled"] = sorted({f.code for f in left if f.severity != ERROR})
         out["dryrun"] = [r.status for r in results]
         out["dryrun_messages"] = [r.message[:200] for r in results if r.status != "accepted"]
         if rewritten:
@@ -96,6 +103,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "with_warning": sum(bool(r["warnings"]) for r in rows),
         "error_codes": dict(Counter(c for r in rows for c in r["errors"]).most_common()),
         "warning_codes": dict(Counter(c for r in rows for c in r["warnings"]).most_common()),
+        "with_error_overruled": sum(bool(r.get("errors_overruled")) for r in rows),
+        "with_warning_overruled": sum(bool(r.get("warnings_overruled")) for r in rows),
         "rewritten": len(rewrites),
         "rewrites_guard_keeps": sum(bool(r.get("guard_keeps")) for r in rewrites),
         "dryrun": dict(verdicts),
@@ -142,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{figures['with_warning']}; rewritten by --fix {figures['rewritten']}"
               + (f" (guard keeps {figures['rewrites_guard_keeps']}); dry run {figures['dryrun']}" if args.dryrun else ""))
         print(f"  errors {figures['error_codes']}\n  warnings {figures['warning_codes']}")
+        if args.dryrun:
+            print(f"  with the parser's answers overruling static guesses (dryrun.checker.overrule): with an error "
+                  f"{figures['with_error_overruled']}, with a warning {figures['with_warning_overruled']}")
     write_json_atomic(args.out, {"sets": sets, "rows": measured, "checks": list(config.generation.check)})
     print(f"-> {args.out}")
     return 0

@@ -80,3 +80,21 @@ def test_keeps_fix_refuses_a_respelling_the_parser_takes_without_choices(tmp_pat
     assert not keeps_fix(right, right.replace("cifar10", "CIFAR-10"), "bash", ctx, run)
     assert not keeps_fix(right, right + " --weights ViT-Small/8", "bash", ctx, run)
     assert keeps_fix("python viz.py --dataset cifar10", right, "bash", ctx, run)
+
+
+def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> None:
+    from ragcode.check import Finding
+    from ragcode.dryrun import dry_run
+    from ragcode.dryrun.checker import overrule
+
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE})
+    run = runner(tmp_path)
+    ctx = CheckContext(repo)
+    static = [Finding("bash", "positional-count", "train.py takes 0 positional arguments; the answer gives 1"),
+              Finding("coverage", "respelled-value", "the instruction spells it 'ViT-L'", "warning", target="vit_l",
+                      suggestion="ViT-L"),
+              Finding("coverage", "missing-value", "the instruction names '0.7'", "warning", target="0.7")]
+    accepted = dry_run("python train.py --model-type vit_l --opts A 1", "bash", ctx, run)
+    assert [f.code for f in overrule(static, accepted)] == ["missing-value"]
+    unreached = dry_run("python nowhere.py --x 1", "bash", ctx, run)
+    assert overrule(static, unreached) == static

@@ -16,6 +16,11 @@ from typing import Any
 from ragcode.check import ERROR, WARNING, CheckContext, Finding
 from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
 from ragcode.dryrun.run import dry_run
+from ragcode.dryrun.values import lands
+
+# what a static check guesses about a command line, which the parser that took it has answered
+PARSER_QUESTIONS = frozenset({"unknown-flag", "bad-choice", "bad-type", "missing-required", "positional-count",
+                              "missing-flag-value", "duplicate-flag", "ignored-args", "library-file"})
 
 
 def _target(result: ParseResult) -> str:
@@ -58,3 +63,22 @@ class ParseChecker:
         for result in dry_run(code, answer_type, ctx, runner=self.runner):
             found.extend(findings_for(result))
         return found
+
+
+def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Finding]:
+    """``findings`` without the static guesses the parser has answered: when every entry point
+    was accepted, the static checks' command-line questions (``PARSER_QUESTIONS``) are dropped,
+    and a ``missing-value`` / ``respelled-value`` whose value a parsed parameter holds by meaning
+    (``vit_h`` for ViT-H, ``128`` for 128-dim) too. Nothing changes where a parser was not reached."""
+    if not results or any(r.status != ACCEPTED for r in results):
+        return findings
+    params = {f"{i}:{k}": v for i, r in enumerate(results) for k, v in r.params.items()}
+    kept = []
+    for f in findings:
+        if f.check != "parse" and f.code in PARSER_QUESTIONS:
+            continue
+        value = f.target if f.code == "missing-value" else f.suggestion if f.code == "respelled-value" else ""
+        if value and lands(value, params):
+            continue
+        kept.append(f)
+    return kept
