@@ -184,6 +184,7 @@ def test_python_calls_bound_to_real_signatures(tmp_path: Path) -> None:
                "python")
     assert good.status == "accepted", good.message
     assert good.params["build.width"] == 128 and good.params["build.depth"] == 4
+    assert good.params["registry.key"] == "vit_h"  # a key the mapping has is a value the answer sets
     bad_kw = one("from lib.models import build\nbuild(4, widht=128)\n", repo, run, "python")
     assert bad_kw.status == "rejected" and "widht" in bad_kw.message
     bad_key = one("import lib.models as M\nM.registry['ViT-H']\n", repo, run, "python")

@@ -96,5 +96,7 @@ def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> No
               Finding("coverage", "missing-value", "the instruction names '0.7'", "warning", target="0.7")]
     accepted = dry_run("python train.py --model-type vit_l --opts A 1", "bash", ctx, run)
     assert [f.code for f in overrule(static, accepted)] == ["missing-value"]
+    family = [Finding("coverage", "missing-value", "the instruction names 'ViT'", "warning", target="ViT")]
+    assert overrule(family, accepted) == []  # vit_l is a ViT
     unreached = dry_run("python nowhere.py --x 1", "bash", ctx, run)
     assert overrule(static, unreached) == static

@@ -148,7 +148,7 @@ def _check_calls(calls):
             verdict.update(status="unreached", message="stubbed")
         elif "key" in call:
             ok = not isinstance(obj, Mapping) or call["key"] in obj
-            verdict.update(status="accepted" if ok else "rejected",
+            verdict.update(status="accepted" if ok else "rejected", params={"key": call["key"]} if ok else {},
                            message="" if ok else f"KeyError: {call['key']!r} (keys: {', '.join(map(str, obj))})"[:300])
         else:
             verdict.update(_bind(obj, call, inspect))

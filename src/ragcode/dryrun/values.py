@@ -3,7 +3,8 @@
 A value lands when some parsed parameter holds it: the same text (case and quotes aside), the
 same number (``1e-3`` and ``0.001``), an element of a list parameter (``--opts KEY VALUE``,
 ``nargs='+'``), the last part of a path (``coco128.yaml`` in ``data/coco128.yaml``), or the same letters and
-digits (``ViT-L`` and ``vit_l``, ``CIFAR-10`` and ``cifar10``; ``128-dim`` is 128).
+digits (``ViT-L`` and ``vit_l``, ``CIFAR-10`` and ``cifar10``; ``128-dim`` is 128), or one word of
+it for a name with letters (``DiT`` in ``DiT-XL/2``, ``GPT-2`` in ``gpt2-xl``).
 
 ``keeps_fix(before, after, ...)`` is the one rule a fix must pass: refused when the repository's
 parser refuses ``after``; refused when ``before`` was already accepted with every instruction
@@ -68,6 +69,9 @@ def _same(wanted: str, held: Any) -> bool:
         return True
     if _forms(want) & _forms(text):
         return True
+    squeezed = re.sub(r"[^a-z0-9]", "", want)
+    if len(squeezed) >= 3 and re.search(r"[a-z]", squeezed) and squeezed in re.split(r"[-_/.:\s]+", text):
+        return True  # a family named by a part of the value: DiT in DiT-XL/2, GPT-2 in gpt2-xl
     numbers = [n for n in (_number(f) for f in _forms(want)) if n is not None]
     b = _number(text)
     return b is not None and any(math.isclose(a, b, rel_tol=1e-9) for a in numbers)
