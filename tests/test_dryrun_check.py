@@ -100,3 +100,14 @@ def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> No
     assert overrule(family, accepted) == []  # vit_l is a ViT
     unreached = dry_run("python nowhere.py --x 1", "bash", ctx, run)
     assert overrule(static, unreached) == static
+
+
+def test_values_land_by_meaning() -> None:
+    from ragcode.dryrun.values import lands
+
+    params = {"0:model_type": "vit_l", "0:dataset": "cifar10", "0:emsize": 128, "0:lr": 0.001, "0:noise": True,
+              "0:model": "DiT-XL/2", "0:opts": ["MODEL.WEIGHTS", "w.pkl"], "0:data": "data/coco128.yaml"}
+    for value in ("ViT-L", "CIFAR-10", "128-dim", "1e-3", "--noise True", "DiT", "w.pkl", "coco128.yaml"):
+        assert lands(value, params), value
+    for value in ("ViT-H", "cifar100", "64", "--noise False", "--lr 0.01", "XL"):
+        assert not lands(value, params), value

@@ -46,6 +46,7 @@ def _leaves(value: Any) -> Iterator[Any]:
         yield value
 
 
+_FLAG_VALUE = re.compile(r"^--?([A-Za-z][\w-]*)(?:\s+|=)(\S+)$")
 _SIZED = re.compile(r"^(\d+(?:\.\d+)?)(?:-[a-z]+|x\1)$")  # 128-dim, 3-layer, 512-pixel, 64x64
 
 
@@ -82,6 +83,10 @@ def lands(value: str, params: dict[str, Any]) -> bool:
     (``ViT-Small/8``: ``--arch vit_small --patch_size 8``)."""
     if any(_same(value, leaf) for held in params.values() for leaf in _leaves(held)):
         return True
+    flag = _FLAG_VALUE.match(value.strip())
+    if flag:  # '--noise True': that parameter holds that value
+        name = flag.group(1).replace("-", "_")
+        return any(k.rsplit(":", 1)[-1] == name and _same(flag.group(2), v) for k, v in params.items())
     parts = value.split("/")
     return len(parts) > 1 and not value.startswith(("/", ".")) and all(p and lands(p, params) for p in parts)
 
