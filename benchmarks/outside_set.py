@@ -86,7 +86,11 @@ def measure(row: dict[str, Any], checkers: list[Any], runner: Any) -> dict[str, 
         out["dryrun"] = [r.status for r in results]
         out["dryrun_messages"] = [r.message[:200] for r in results if r.status != "accepted"]
         if rewritten:
+            from ragcode.bench.parsed import compare
+
             out["guard_keeps"] = keeps_fix(code, fixed, kind, ctx, runner)
+            if results and all(r.status == "accepted" for r in results):  # the parsed policy can judge it
+                out["rewrite_parsed_pass"] = all(compare(results, dry_run(fixed, kind, ctx, runner))[0].values())
     return out
 
 
@@ -107,6 +111,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "with_warning_overruled": sum(bool(r.get("warnings_overruled")) for r in rows),
         "rewritten": len(rewrites),
         "rewrites_guard_keeps": sum(bool(r.get("guard_keeps")) for r in rewrites),
+        "rewrites_judged_by_parsed": sum("rewrite_parsed_pass" in r for r in rewrites),
+        "rewrites_failing_parsed": sum(r.get("rewrite_parsed_pass") is False for r in rewrites),
         "dryrun": dict(verdicts),
     }
 
@@ -149,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, figures in sets.items():
         print(f"{name}: {figures['n']} references; with an error {figures['with_error']}, with a warning "
               f"{figures['with_warning']}; rewritten by --fix {figures['rewritten']}"
-              + (f" (guard keeps {figures['rewrites_guard_keeps']}); dry run {figures['dryrun']}" if args.dryrun else ""))
+              + (f" (guard keeps {figures['rewrites_guard_keeps']}; the parsed policy fails "
+                 f"{figures['rewrites_failing_parsed']} of the {figures['rewrites_judged_by_parsed']} it can judge); "
+                 f"dry run {figures['dryrun']}" if args.dryrun else ""))
         print(f"  errors {figures['error_codes']}\n  warnings {figures['warning_codes']}")
         if args.dryrun:
             print(f"  with the parser's answers overruling static guesses (dryrun.checker.overrule): with an error "
