@@ -48,3 +48,13 @@ def test_another_script_fails_the_entry_check(tmp_path: Path) -> None:
 def test_unparsed_reference_falls_back_to_the_text_checks(tmp_path: Path) -> None:
     v = _score(tmp_path, "python hand.py --lr 0.001", reference="python hand.py --lr 0.001")
     assert v.passed and "text checks only" in v.detail and "arguments" in v.checks
+
+
+def test_the_instructions_value_wins_over_a_reference_that_disagrees(tmp_path: Path) -> None:
+    # the instruction says "lr 0.001"; this reference says 0.01
+    v = _score(tmp_path, "python train.py --lr 0.001 --model-type vit_l",
+               reference="python train.py --lr 0.01 --model-type vit_l")
+    assert v.passed
+    other = _score(tmp_path, "python train.py --lr 0.001 --model-type vit_l --epochs 3",
+                   reference="python train.py --lr 0.001 --model-type vit_l --epochs 5")
+    assert not other.passed  # the instruction names no epochs: the reference's 5 stands

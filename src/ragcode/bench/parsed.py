@@ -4,7 +4,9 @@ repository's own parser gives every parameter the reference sets the same value.
 Both the reference (``Task.output``) and the answer go through the parse-only dry run
 (``ragcode.dryrun``). Checks: ``type`` (ML-Bench's answer-type rule), ``entry`` (the same script,
 module or repository callables as the reference), ``values`` (each parameter the reference sets,
-in the answer's parse, holds the reference's value: same text, or the same number). Spellings
+in the answer's parse, holds the reference's value: same text, or the same number; or a value
+the instruction names where the reference's is one it does not: the task's words win over a
+reference that disagrees with them). Spellings
 the parser maps to one value (``--lr 1e-3`` and ``--lr 0.001``, flag order, ``--x=1`` and
 ``--x 1``) pass alike. When the reference's own parse is not accepted (no parser reached), the
 policy cannot judge and falls back to the two text checks, saying so in ``detail``.
@@ -51,8 +53,21 @@ def set_params(result: Any) -> dict[str, Any]:
     return {k: result.params[k] for k in result.explicit if k in result.params}
 
 
-def compare(reference: list[Any], answer: list[Any]) -> tuple[dict[str, bool], str]:
-    """(checks, detail) of an answer's parse results against the reference's."""
+def _instruction_says(instruction: str, mine: Any, theirs: Any) -> bool:
+    """The instruction names the answer's value and not the reference's (a reference that
+    disagrees with its own task: ``--gpu 1`` for "GPU #3")."""
+    if not instruction:
+        return False
+    from ragcode.check.coverage import instruction_values
+    from ragcode.dryrun.values import lands
+
+    values = instruction_values(instruction)
+    return any(lands(v, {"a": mine}) for v in values) and not any(lands(v, {"a": theirs}) for v in values)
+
+
+def compare(reference: list[Any], answer: list[Any], instruction: str = "") -> tuple[dict[str, bool], str]:
+    """(checks, detail) of an answer's parse results against the reference's; with
+    ``instruction``, a value the instruction names in place of the reference's counts as right."""
     ref_keys = {_entry_key(r): r for r in reference}
     got = {_entry_key(r): r for r in answer if r.status == "accepted"}
     missing_entry = [k for k in ref_keys if k not in got]
@@ -62,6 +77,8 @@ def compare(reference: list[Any], answer: list[Any]) -> tuple[dict[str, bool], s
         if mine is None:
             continue
         for name, value in set_params(ref).items():
+            if name in mine.params and _instruction_says(instruction, mine.params[name], value):
+                continue
             if name not in mine.params or not same_value(value, mine.params[name]):
                 wrong.append(f"{name}={value!r} (answer: {mine.params.get(name, '<unset>')!r})")
     detail = "; ".join([*(f"entry point {'/'.join(k[1:])} not run (or refused)" for k in missing_entry), *wrong])
@@ -102,6 +119,6 @@ class ParsedScorer:
             return Verdict(task.key, index, self.name, all(checks.values()), checks,
                            detail="the reference's parse was not accepted: text checks only")
         answer = dry_run(output, legacy.run_mode(output), check_ctx, runner)
-        checks, detail = compare(reference, answer)
+        checks, detail = compare(reference, answer, task.instruction)
         checks = {"type": type_ok, **checks}
         return Verdict(task.key, index, self.name, all(checks.values()), checks, detail=detail)
