@@ -165,6 +165,8 @@ def test_launchers_and_env_prefixes_reach_the_script(tmp_path: Path) -> None:
                  "CUDA_VISIBLE_DEVICES=0,1 python train.py --lr 2", "cd . && nohup python3 train.py --lr 2"):
         (entry,) = entries(code, "bash", ctx)
         assert (entry.kind, entry.target, entry.argv) == ("script", "train.py", ("--lr", "2")), code
+    (direct,) = entries("./train.py --lr 2", "bash", ctx)
+    assert (direct.target, direct.argv, direct.env) == ("./train.py", ("--lr", "2"), ())
     (entry,) = entries("CUDA_VISIBLE_DEVICES=3 torchrun train.py", "bash", ctx)
     assert ("CUDA_VISIBLE_DEVICES", "3") in entry.env and ("LOCAL_RANK", "0") in entry.env
     assert entries("python train.py --lr $LR", "bash", ctx) == []

@@ -63,7 +63,8 @@ def _bash_entry(step: Step, ctx: CheckContext) -> Entry | None:
     if any("$" in w for w in (call.target, *call.args)):
         return None
     env = dict(call.env)
-    if call.launcher.split()[0].rsplit("/", 1)[-1] not in ("python", "python3") or "-m" in call.launcher:
+    head = (call.launcher.split() or [""])[0].rsplit("/", 1)[-1]  # "" for ./train.py run directly
+    if head and (not head.startswith("python") or "-m" in call.launcher.split()):
         env = {**dict(LAUNCHED_ENV), **env}
     return Entry(call.kind, call.target, tuple(call.args), _rel(step.cwd, repo), tuple(sorted(env.items())),
                  step.first_line + 1, shown=shown)
