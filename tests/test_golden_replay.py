@@ -34,7 +34,8 @@ def test_every_rule_of_the_static_checks_fires_somewhere_in_the_replay(replayed)
     from ragcode.check.rules import RULES
 
     seen = {f.split(" ", 1)[0] for case in replayed.values() for row in case["check_fix"] for f in row["findings"]}
-    assert seen == {code for code, rule in RULES.items() if rule.checker != "executed"}
+    # the checkers that run something (executed, parse) are off by default and tested on their own
+    assert seen == {code for code, rule in RULES.items() if rule.checker not in ("executed", "parse")}
 
 
 def test_every_fix_fires_somewhere_in_the_replay(replayed):

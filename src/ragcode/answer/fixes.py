@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragcode.check import CheckContext, Checker, Finding, check_answer, penalty
+from ragcode.check import CheckContext, Checker, Finding, check_answer, checkers_keep_fix, penalty
 from ragcode.check.fill import names_said
 from ragcode.check.instruction import read_instruction
 from ragcode.registry import Registry
@@ -199,4 +199,6 @@ def fix_and_keep(code: str, answer_type: str, fs: list[Finding], ctx: CheckConte
                  fixes: tuple[str, ...] | list[str] = DEFAULT_FIXES) -> Fixed | None:
     """The fixed answer when ``keep_fixed`` keeps it, else None (the answer stands as it is)."""
     fixed = Fixed(*fix_answer(code, answer_type, fs, ctx, checkers, fixes))
-    return fixed if keep_fixed(code, fs, fixed, ctx.instruction) else None
+    if not keep_fixed(code, fs, fixed, ctx.instruction):
+        return None
+    return fixed if checkers_keep_fix(code, fixed.code, answer_type, ctx, checkers) else None

@@ -2,7 +2,9 @@
 
 - ``mlbench-legacy``: the official scorer (see ``ragcode.bench.legacy`` for every rule and quirk);
 - ``static``: the two text checks plus checks that need no environment (``static_checks``);
-- ``exec-strict``: the two text checks plus an execution that exits 0 (a timeout fails).
+- ``exec-strict``: the two text checks plus an execution that exits 0 (a timeout fails);
+- ``parsed``: the reference's entry point, and the values it sets, as the repository's own parser
+  reads them (``ragcode.bench.parsed``; a parse-only dry run of reference and answer).
 
 With no executor (``--no-exec``) the execution step is skipped and only the text checks count.
 """
@@ -192,6 +194,7 @@ SCORERS = Registry("scoring policy", {
     "mlbench-legacy": "ragcode.bench.scoring:LegacyScorer",
     "static": "ragcode.bench.scoring:StaticScorer",
     "exec-strict": "ragcode.bench.scoring:ExecStrictScorer",
+    "parsed": "ragcode.bench.parsed:ParsedScorer",  # the repository's parser: same entry point, same values
 })
 
 

@@ -115,6 +115,7 @@ CHECKERS = Registry("checker", {
     "python": "ragcode.check.python_code:PythonChecker",
     "coverage": "ragcode.check.coverage:CoverageChecker",
     "executed": "ragcode.check.executed:ExecutedChecker",
+    "parse": "ragcode.dryrun.checker:ParseChecker",  # the script's own parser, parse-only in the sandbox
 })
 DEFAULT_CHECKS = ("bash", "python", "coverage")
 
@@ -128,11 +129,26 @@ def load_checkers(names: list[str] | tuple[str, ...], config: Any = None) -> lis
 
 
 def check_answer(code: str, answer_type: str, ctx: CheckContext, checkers: list[Checker]) -> list[Finding]:
-    """Every checker's findings for one answer, errors first, then by line."""
+    """Every checker's findings for one answer, errors first, then by line. A checker with an
+    ``overrule(code, answer_type, ctx, findings)`` method (the ``parse`` checker: what the
+    repository's own parser said) then drops the other checkers' guesses it has answered."""
     found: list[Finding] = []
     for checker in checkers:
         found.extend(checker.check(code, answer_type, ctx))
+    for checker in checkers:
+        overrule = getattr(checker, "overrule", None)
+        if overrule is not None:
+            found = overrule(code, answer_type, ctx, found)
     return sorted(found, key=lambda f: (f.severity != ERROR, f.line, f.code))
+
+
+def checkers_keep_fix(before: str, after: str, answer_type: str, ctx: CheckContext,
+                      checkers: list[Checker]) -> bool:
+    """Whether every checker with a ``keeps_fix(before, after, answer_type, ctx)`` method (the
+    ``parse`` checker: the parser accepts the result, and a right answer is never rewritten)
+    lets a fix through; True when none has one."""
+    return all(keep(before, after, answer_type, ctx) for keep in
+               (getattr(c, "keeps_fix", None) for c in checkers) if keep is not None)
 
 
 def penalty(findings: list[Finding]) -> float:
@@ -140,4 +156,4 @@ def penalty(findings: list[Finding]) -> float:
 
 
 __all__ = ["CHECKERS", "DEFAULT_CHECKS", "ERROR", "RULES", "WARNING", "WEIGHTS", "CheckContext", "Checker",
-           "Finding", "check_answer", "load_checkers", "moved_script", "penalty", "say"]
+           "Finding", "check_answer", "checkers_keep_fix", "load_checkers", "moved_script", "penalty", "say"]

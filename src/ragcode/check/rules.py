@@ -195,6 +195,12 @@ _DECLARED = (
                         answer_type=_PY, instruction="Build the ViT-H model from h.pth."),
                RuleCase("python main.py --dataset cifar10 --niter 25", repo=_OUT, path="dcgan",
                         instruction="Train the DCGAN on CIFAR-10 for 25 epochs."))),
+    Rule("parse-rejected", "parse", ERROR, 1.0, {
+        "": "{target}'s own parser refuses the command: {message}"},
+        "the answer's entry point, run in the sandbox only as far as its argument parser (`ragcode.dryrun`), "
+        "refuses the command (argparse, click, fire, absl, hydra, a `sys.argv` configurator), or a Python call "
+        "into the repository does not bind to the callee's real signature: the parser's own message",
+        (RuleCase("python train.py --data cora --zzz 1", target="train.py"),)),
     Rule("run-error", "executed", ERROR, 1.5, {"": "running it fails: {last}"},
          "a run that fails in another way than its parser's errors (the last line of its traceback)",
          (RuleCase(stderr="Traceback (most recent call last):\n  File \"x.py\", line 1\n"

@@ -101,7 +101,7 @@ def score(
     source: Path = typer.Argument(..., help="A run directory or an ML-Bench outputs .jsonl file."),
     tasks: str = common.TasksOption,
     repos: Path = typer.Option(..., "--repos", help="Folder with the repository checkouts."),
-    policy: str | None = typer.Option(None, "--policy", help="mlbench-legacy | static | exec-strict"),
+    policy: str | None = typer.Option(None, "--policy", help="mlbench-legacy | static | exec-strict | parsed"),
     no_exec: bool = typer.Option(False, "--no-exec", help="Apply only the text checks; run nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     split: str = common.SplitOption,

@@ -1,0 +1,124 @@
+"""The ``parsed`` scoring policy: an answer passes when it runs the reference's entry point and the
+repository's own parser gives every parameter the reference sets the same value.
+
+Both the reference (``Task.output``) and the answer go through the parse-only dry run
+(``ragcode.dryrun``). Checks: ``type`` (ML-Bench's answer-type rule), ``entry`` (the same script,
+module or repository callables as the reference), ``values`` (each parameter the reference sets,
+in the answer's parse, holds the reference's value: same text, or the same number; or a value
+the instruction names where the reference's is one it does not: the task's words win over a
+reference that disagrees with them). Spellings
+the parser maps to one value (``--lr 1e-3`` and ``--lr 0.001``, flag order, ``--x=1`` and
+``--x 1``) pass alike. When the reference's own parse is not accepted (no parser reached), the
+policy cannot judge and falls back to the two text checks, saying so in ``detail``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from ragcode.bench import legacy
+from ragcode.bench.repos import repo_dir_for
+from ragcode.types import Task, Verdict
+
+
+def _entry_key(result: Any) -> tuple[str, ...]:
+    entry = result.entry
+    if entry.kind == "calls":
+        return ("calls", *sorted({str(c.get("name", "")) for c in entry.calls}))
+    if entry.kind == "module":
+        return ("module", entry.target)
+    return ("script", os.path.normpath(os.path.join(entry.workdir, entry.target)))
+
+
+def same_value(want: Any, got: Any) -> bool:
+    if want == got:
+        return True
+    if isinstance(want, (list, tuple)) and isinstance(got, (list, tuple)):
+        return len(want) == len(got) and all(same_value(a, b) for a, b in zip(want, got))
+    try:
+        a, b = float(str(want)), float(str(got))
+    except ValueError:
+        return str(want).strip().lower() == str(got).strip().lower()
+    return math.isclose(a, b, rel_tol=1e-9) if math.isfinite(a) and math.isfinite(b) else False
+
+
+def set_params(result: Any) -> dict[str, Any]:
+    """The parameters a parse says the command sets: changed from their defaults, or a call's
+    arguments."""
+    if result.entry.kind == "calls":
+        return dict(result.params)
+    return {k: result.params[k] for k in result.explicit if k in result.params}
+
+
+def _instruction_says(instruction: str, mine: Any, theirs: Any) -> bool:
+    """The instruction names the answer's value and not the reference's (a reference that
+    disagrees with its own task: ``--gpu 1`` for "GPU #3")."""
+    if not instruction:
+        return False
+    from ragcode.check.instruction import instruction_values
+    from ragcode.dryrun.values import lands
+
+    values = instruction_values(instruction)
+    return any(lands(v, {"a": mine}) for v in values) and not any(lands(v, {"a": theirs}) for v in values)
+
+
+def compare(reference: list[Any], answer: list[Any], instruction: str = "") -> tuple[dict[str, bool], str]:
+    """(checks, detail) of an answer's parse results against the reference's; with
+    ``instruction``, a value the instruction names in place of the reference's counts as right."""
+    ref_keys = {_entry_key(r): r for r in reference}
+    got = {_entry_key(r): r for r in answer if r.status == "accepted"}
+    missing_entry = [k for k in ref_keys if k not in got]
+    wrong: list[str] = []
+    for key, ref in ref_keys.items():
+        mine = got.get(key)
+        if mine is None:
+            continue
+        for name, value in set_params(ref).items():
+            if name in mine.params and _instruction_says(instruction, mine.params[name], value):
+                continue
+            if name not in mine.params or not same_value(value, mine.params[name]):
+                wrong.append(f"{name}={value!r} (answer: {mine.params.get(name, '<unset>')!r})")
+    detail = "; ".join([*(f"entry point {'/'.join(k[1:])} not run (or refused)" for k in missing_entry), *wrong])
+    return {"entry": not missing_entry, "values": not missing_entry and not wrong}, detail
+
+
+class ParsedScorer:
+    """Scoring policy ``parsed`` (see the module doc)."""
+
+    name = "parsed"
+    executes = False
+
+    def __init__(self) -> None:
+        self._runner: Any = None
+
+    def _runner_for(self, config: Any) -> Any:
+        if self._runner is None:
+            from ragcode.dryrun.sandbox import DryRunner
+
+            self._runner = DryRunner(config.execution, cache_dir=f"{config.index.cache_dir}/dryrun")
+        return self._runner
+
+    def score_sample(self, task: Task, output: str, index: int, ctx: Any) -> Verdict:
+        from ragcode.check import CheckContext
+        from ragcode.dryrun import dry_run
+
+        repo_dir, folder = repo_dir_for(task, ctx.repos_dir)
+        type_ok = legacy.type_ok(output, task.type)
+        if not Path(repo_dir).is_dir() or not task.output:
+            why = f"repository {folder!r} not found under {ctx.repos_dir}" if task.output else "no reference"
+            return Verdict(task.key, index, self.name, False, {"type": type_ok}, infra_error=why)
+        interp = ctx.config.execution.envs.get(folder) or ctx.config.execution.python
+        check_ctx = CheckContext(Path(repo_dir), task.path or ".", task.instruction, interp)
+        runner = self._runner_for(ctx.config)
+        reference = dry_run(task.output, legacy.run_mode(task.output), check_ctx, runner)
+        if not reference or any(r.status != "accepted" for r in reference):
+            checks = {"arguments": legacy.arguments_ok(output, task.arguments), "type": type_ok}
+            return Verdict(task.key, index, self.name, all(checks.values()), checks,
+                           detail="the reference's parse was not accepted: text checks only")
+        answer = dry_run(output, legacy.run_mode(output), check_ctx, runner)
+        checks, detail = compare(reference, answer, task.instruction)
+        checks = {"type": type_ok, **checks}
+        return Verdict(task.key, index, self.name, all(checks.values()), checks, detail=detail)

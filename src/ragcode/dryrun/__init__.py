@@ -1,0 +1,27 @@
+"""A parse-only dry run: what the repository's own argument parser makes of an answer.
+
+``dry_run(code, answer_type, ctx)`` finds the Python entry points an answer runs
+(``ragcode.dryrun.entry``: launchers, env prefixes, ``python -m``, argument-less ``bash X.sh``
+wrappers followed to the command inside; a Python answer's calls into the repository), starts
+each inside the sandbox (``ragcode.dryrun.sandbox``) just far enough for its parser to run, and
+returns one ``ParseResult`` per entry point:
+
+- ``accepted``: the parser took the command; ``params`` holds every parsed value by parameter
+  name (``explicit``: the ones the command changed from their defaults);
+- ``rejected``: the parser refused it; ``message`` is the parser's own message;
+- ``unreached``: no parser was reached (the program failed first, reads ``sys.argv`` by hand,
+  timed out, or no sandbox is available); then the static checks speak alone.
+
+Parsers covered: argparse (``parse_known_args``, subparsers, ``REMAINDER``, HfArgumentParser),
+click and typer, python-fire, absl flags, hydra overrides, and configurators that ``exec`` code
+reading ``sys.argv`` (nanoGPT's). Python answers: calls into the repository are bound against
+the callees' real signatures, constant keys checked against the repository's mappings.
+"""
+
+from __future__ import annotations
+
+from ragcode.dryrun.result import ACCEPTED, REJECTED, UNREACHED, Entry, ParseResult
+from ragcode.dryrun.run import dry_run
+from ragcode.dryrun.values import keeps_fix
+
+__all__ = ["ACCEPTED", "REJECTED", "UNREACHED", "Entry", "ParseResult", "dry_run", "keeps_fix"]

@@ -1,0 +1,397 @@
+# mypy: ignore-errors
+# ruff: noqa: F821
+"""Runs inside the sandbox, never on the host: the parse-only start of one answer's entry point.
+
+Sent as source text by ``ragcode.dryrun.sandbox`` (with ``_hook_libs.py`` after it) and executed
+by a ``python -c`` loader with ``SPEC`` (what to run) in its namespace. It saves the real stdout,
+points the program's own stdout and stderr at a log file, installs the parser patches and a
+finder that stubs the imports the environment lacks (only for imports made by the repository's
+own code), then runs the script (``runpy``) with the answer's argv. The first parse ends the run:
+one ``RAGCODE-DRYRUN <base64 zlib json>`` line on the saved stdout, then ``os._exit``. A
+``parse_known_args`` called directly (a first, partial parse; ``HfArgumentParser``) is reported
+as pending and the run goes on a few lines for a second parse. Nothing here imports ragcode.
+"""
+
+import argparse
+import base64
+import builtins
+import importlib.abc
+import importlib.util
+import json
+import os
+import sys
+import types
+import zlib
+
+MARK = "RAGCODE-DRYRUN "
+LINE_BUDGET = 40  # lines the calling frame may run after a partial parse, looking for the final one
+_OUT = os.dup(1)
+_LOG = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ragcode-dryrun.log")
+_fd = os.open(_LOG, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+os.dup2(_fd, 1)
+os.dup2(_fd, 2)
+os.close(_fd)
+_PENDING = {}
+ROOT = os.path.abspath(SPEC.get("root", "."))  # the repository copy (SPEC: set by the loader)
+
+
+def _plain(value, depth=0):
+    if value is None or isinstance(value, (bool, int, str)):
+        return value if not isinstance(value, str) else value[:300]
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else repr(value)
+    if isinstance(value, (list, tuple, set, frozenset)) and depth < 3:
+        return [_plain(v, depth + 1) for v in list(value)[:64]]
+    if isinstance(value, dict) and depth < 3:
+        return {str(k)[:100]: _plain(v, depth + 1) for k, v in list(value.items())[:200]}
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    inner = getattr(value, "value", None)  # an Enum member
+    if isinstance(inner, (str, int, float)) and type(value).__module__ != "builtins":
+        return inner
+    return repr(value)[:300]
+
+
+def _log_tail():
+    try:
+        with open(_LOG, "rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - 600))
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def emit(status, final=True, **fields):
+    """Write one result line on the saved stdout; a final one ends the process."""
+    record = {"status": status, "final": final}
+    record.update({k: _plain(v) for k, v in fields.items()})
+    record.setdefault("stubbed", list(STUBBED))
+    data = base64.b64encode(zlib.compress(json.dumps(record).encode("utf-8"), 9)).decode("ascii")
+    os.write(_OUT, (MARK + data + "\n").encode("ascii"))
+    if final:
+        os._exit(0)
+
+
+def finish_pending():
+    if _PENDING:
+        emit(**_PENDING)
+
+
+# -- stubs for missing imports ------------------------------------------------------------------
+class _StubMeta(type):
+    def __getattr__(cls, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Stub(name)
+
+
+class _StubBase(metaclass=_StubMeta):
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Stub(name)
+
+    def __call__(self, *args, **kwargs):
+        return _Stub("call")
+
+
+class _Stub:
+    """Anything: callable, indexable, iterable (empty), false, usable as a base class or a
+    decorator (``@stub`` and ``@stub()`` give the function back)."""
+
+    def __init__(self, name="stub"):
+        object.__setattr__(self, "_name", name)
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Stub(name)
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], (types.FunctionType, type)):
+            return args[0]
+        return _Stub(self._name)
+
+    def __mro_entries__(self, bases):
+        return (_StubBase,)
+
+    def __setattr__(self, name, value):
+        pass
+
+    def __getitem__(self, key):
+        return _Stub(self._name)
+
+    def __setitem__(self, key, value):
+        pass
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 0
+
+    def __bool__(self):
+        return False
+
+    def __int__(self):
+        return 0
+
+    def __index__(self):
+        return 0
+
+    def __float__(self):
+        return 0.0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __repr__(self):
+        return f"<stub {self._name}>"
+
+    def __lt__(self, other):
+        return False
+
+    __gt__ = __le__ = __ge__ = __lt__
+
+    def __add__(self, other):
+        return self
+
+    __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = __add__
+    __floordiv__ = __mod__ = __pow__ = __neg__ = __matmul__ = __or__ = __and__ = __add__
+
+    def __contains__(self, item):
+        return False
+
+    def __hash__(self):
+        return id(self)
+
+
+class _StubModule(types.ModuleType):
+    __all__ = []
+    __version__ = "99.0"
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Stub(f"{self.__name__}.{name}")
+
+
+class _StubLoader(importlib.abc.Loader):
+    def create_module(self, spec):
+        module = _StubModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        STUBBED.append(module.__name__)
+
+
+STUBBED = []
+
+
+def _from_repository():
+    """Whether the import being resolved was written in the repository's (or the answer's) code."""
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename.startswith("<")
+                                 or frame.f_globals.get("__name__", "").startswith("importlib")):
+        frame = frame.f_back  # the import machinery and this hook
+    if frame is None:
+        return False
+    name = os.path.abspath(frame.f_code.co_filename)
+    return name.startswith(ROOT + os.sep) or frame.f_globals.get("__name__") == "__main__"
+
+
+PLATFORM_PROBES = {"msvcrt", "winreg", "nt", "winsound", "java", "org", "posix", "pwd", "grp", "termios", "fcntl"}
+
+
+class _StubFinder(importlib.abc.MetaPathFinder):
+    """Stubs a missing top-level module imported by the repository's code, and a missing part
+    of the repository's own packages (a compiled extension never built: ``pkg._C``)."""
+
+    @staticmethod
+    def _own_part(package):
+        origin = os.path.abspath(getattr(package, "__file__", None) or "/")
+        return origin.startswith(ROOT + os.sep) and _from_repository()
+
+    def find_spec(self, name, path=None, target=None):
+        top = name.split(".")[0]
+        real_top = top in sys.modules and not isinstance(sys.modules[top], _StubModule)
+        if top.startswith("_") or top in PLATFORM_PROBES:
+            return None  # a platform probe (try: import _winapi): its absence is the answer
+        if SPEC.get("stub_all"):  # second try: the first failed on a module missing anywhere
+            return importlib.util.spec_from_loader(name, _StubLoader(), is_package=True)
+        if "." in name and real_top and not self._own_part(sys.modules[top]):
+            return None
+        if "." not in name and not _from_repository():
+            return None
+        return importlib.util.spec_from_loader(name, _StubLoader(), is_package=True)
+
+
+# -- imports watched for a patch ----------------------------------------------------------------
+PATCHES = {}  # module name -> function(module) applied right after it is executed
+
+
+class _PatchFinder(importlib.abc.MetaPathFinder):
+    busy = set()
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in PATCHES or name in self.busy:
+            return None
+        self.busy.add(name)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            self.busy.discard(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader = spec.loader
+        original = loader.exec_module
+
+        def exec_module(module):
+            original(module)
+            PATCHES[name](module)
+
+        spec.loader = types.SimpleNamespace(create_module=loader.create_module, exec_module=exec_module)
+        return spec
+
+
+# -- argparse -----------------------------------------------------------------------------------
+class Rejected(BaseException):
+    pass
+
+
+_DEPTH = [0]
+# libraries whose own argparse pass comes before the parse that decides (hydra reads its flags,
+# then the overrides)
+DEFERRING = ("hydra.",)
+
+
+def _defaults(parser, out):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _defaults(sub, out)
+        elif action.dest != argparse.SUPPRESS:
+            out.setdefault(action.dest, action.default)
+    return out
+
+
+def _explicit(parser, params):
+    defaults = _defaults(parser, {})
+    return sorted(k for k, v in params.items() if k not in defaults or defaults[k] != v)
+
+
+def _parse_wrapper(name, original):
+    def patched(self, args=None, namespace=None):
+        if _DEPTH[0] or sys._getframe(1).f_globals.get("__name__", "").startswith(DEFERRING):
+            return original(self, args, namespace)
+        _DEPTH[0] += 1
+        try:
+            result = original(self, args, namespace)
+        except Rejected as exc:
+            emit("rejected", message=str(exc), parser="argparse")
+        except argparse.ArgumentError as exc:
+            emit("rejected", message=f"{self.prog}: error: {exc}", parser="argparse")
+        except SystemExit as exc:
+            emit("unreached", message=f"the parser exited with code {exc.code} (help or version)",
+                 parser="argparse")
+        finally:
+            _DEPTH[0] -= 1
+        known = name != "parse_known_args"
+        namespace_, extra = (result, []) if known else result
+        params = dict(vars(namespace_))
+        fields = dict(params=params, explicit=_explicit(self, params), parser="argparse",
+                      unrecognized=list(extra))
+        if known:
+            emit("accepted", **fields)
+        _PENDING.clear()
+        _PENDING.update(status="accepted", **fields)
+        emit("accepted", final=False, **fields)
+        _arm(sys._getframe(1))
+        return result
+    return patched
+
+
+def _error(self, message):
+    if _DEPTH[0]:
+        raise Rejected(f"{self.prog}: error: {message}")
+    return _ORIGINAL_ERROR(self, message)
+
+
+_ORIGINAL_ERROR = argparse.ArgumentParser.error
+argparse.ArgumentParser.error = _error
+for _name in ("parse_args", "parse_known_args", "parse_intermixed_args"):
+    setattr(argparse.ArgumentParser, _name, _parse_wrapper(_name, getattr(argparse.ArgumentParser, _name)))
+
+
+def _arm(caller):
+    """After a partial parse: stop when the library call that made it returns to the script, or
+    after a few more lines of the script itself; a second parse decides first."""
+    frame, below = caller, None
+    while frame is not None and frame.f_globals.get("__name__") != "__main__":
+        below, frame = frame, frame.f_back
+    anchor = below if (below is not None and frame is not None) else caller
+    in_script = anchor.f_globals.get("__name__") == "__main__"
+    state = {"lines": LINE_BUDGET, "exc": None}
+
+    def local(frame_, event, arg):
+        if event == "exception":
+            state["exc"] = arg[1]
+        elif event == "line":
+            state["exc"] = None
+            state["lines"] -= 1
+            if in_script and state["lines"] <= 0:
+                finish_pending()
+        elif event == "return":
+            exc = state["exc"]
+            if exc is not None and not in_script:
+                emit("rejected", message=f"{type(exc).__name__}: {exc}", parser=_PENDING.get("parser"))
+            finish_pending()
+        return local
+
+    anchor.f_trace = local
+    anchor.f_trace_lines = in_script
+    sys.settrace(lambda *a: None)
+
+
+# -- sys.argv-reading configurators (exec(open('configurator.py').read())) ----------------------
+_ORIGINAL_EXEC = builtins.exec
+
+
+def _simple(value):
+    return isinstance(value, (bool, int, float, str)) or value is None
+
+
+def _exec(source, globals_=None, locals_=None, *rest, **kw):
+    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    caller = sys._getframe(1)
+    if not isinstance(text, str) or "sys.argv" not in text:
+        if globals_ is None:  # what exec would have used had it been called directly
+            globals_, locals_ = caller.f_globals, caller.f_locals if locals_ is None else locals_
+        return _ORIGINAL_EXEC(source, globals_, locals_, *rest, **kw)
+    g = globals_ if globals_ is not None else caller.f_globals
+    loc = locals_ if locals_ is not None else (g if globals_ is not None else caller.f_locals)
+    before = {k: v for k, v in loc.items() if not k.startswith("_") and _simple(v)}
+    try:
+        _ORIGINAL_EXEC(source, g, loc)
+    except Exception as exc:  # the configurator's own refusal: unknown key, wrong type
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        lines = text.splitlines()
+        where = lines[tb.tb_lineno - 1].strip() if tb is not None and 0 < tb.tb_lineno <= len(lines) else ""
+        emit("rejected", message=f"{type(exc).__name__}: {exc}".rstrip(": ") + (f" at `{where}`" if where else ""),
+             parser="configurator")
+    params = {k: loc.get(k) for k in before}
+    explicit = sorted(k for k in before if loc.get(k) != before[k])
+    emit("accepted", params=params, explicit=explicit, parser="configurator")
+
+
+builtins.exec = _exec

@@ -1,0 +1,206 @@
+# mypy: ignore-errors
+# ruff: noqa: F821
+"""Runs inside the sandbox after ``_hook.py`` (same namespace: ``emit``, ``PATCHES``, ``SPEC``...):
+the patches of the parser libraries that are imported later (click and typer, python-fire, absl
+flags, hydra), the check of a Python answer's calls against the real signatures, and the start of
+the entry point itself."""
+
+
+def _patch_click(core):
+    import importlib
+
+    errors = importlib.import_module(core.__package__ + ".exceptions")  # click's, or typer's own copy
+    original = core.Command.make_context
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            ctx = original(self, info_name, args, parent=parent, **extra)
+        except errors.UsageError as exc:
+            emit("rejected", message=f"Error: {exc.format_message()}", parser="click")
+        except (errors.Exit, errors.Abort):
+            emit("unreached", message="the parser exited (help or version)", parser="click")
+        rest = list(getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or [])
+        if hasattr(self, "commands") and (rest or ctx.args):
+            return ctx  # a group: its subcommand is parsed next
+        params, node = {}, ctx
+        while node is not None:
+            for key, value in node.params.items():
+                params.setdefault(key, value)
+            node = node.parent
+        defaults = {p.name: p.default for p in self.params}
+        explicit = sorted(k for k, v in params.items() if defaults.get(k) != v)
+        emit("accepted", params=params, explicit=explicit, parser="click")
+
+    core.Command.make_context = make_context
+
+
+def _patch_fire(core):
+    import inspect
+
+    original = core._CallAndUpdateTrace
+
+    def call(component, args, component_trace, treatment="class", target=None):
+        fn = component.__call__ if treatment == "callable" else component
+        if inspect.isclass(fn) or not callable(fn):
+            return original(component, args, component_trace, treatment, target)
+        parse = core._MakeParseFn(fn, core.decorators.GetMetadata(component))
+        try:
+            (varargs, kwargs), _consumed, remaining, _capacity = parse(args)
+        except core.FireError as exc:
+            emit("rejected", message=f"ERROR: {exc}", parser="fire")
+        if any(str(a).startswith("-") for a in remaining):
+            emit("rejected", message=f"ERROR: Could not consume arg: {remaining[0]}", parser="fire")
+        try:
+            bound = inspect.signature(fn).bind(*varargs, **kwargs)
+        except TypeError as exc:
+            emit("rejected", message=f"ERROR: {exc}", parser="fire")
+        except ValueError:
+            return original(component, args, component_trace, treatment, target)
+        bound.apply_defaults()
+        params = dict(bound.arguments)
+        emit("accepted", params=params, explicit=sorted(kwargs), parser="fire")
+
+    core._CallAndUpdateTrace = call
+
+
+def _patch_absl(module):
+    original = module.FlagValues.__call__
+
+    def call(self, argv, known_only=False):
+        from absl import flags
+
+        try:
+            result = original(self, argv, known_only)
+        except flags.Error as exc:
+            emit("rejected", message=f"FATAL Flags parsing error: {exc}", parser="absl")
+        params, explicit = {}, []
+        for owner, owned in self.flags_by_module_dict().items():
+            if owner.startswith("absl."):
+                continue
+            for flag in owned:
+                params[flag.name] = flag.value
+                if flag.present:
+                    explicit.append(flag.name)
+        emit("accepted", params=params, explicit=sorted(explicit), parser="absl")
+        return result
+
+    module.FlagValues.__call__ = call
+
+
+def _flatten(tree, prefix, out):
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            _flatten(value, f"{prefix}{key}.", out)
+    else:
+        out[prefix[:-1]] = tree
+    return out
+
+
+def _patch_hydra_run(module):
+    from omegaconf import OmegaConf
+
+    def run_job(*args, **kwargs):
+        config = kwargs.get("config")
+        tree = OmegaConf.to_container(config, resolve=False) if config is not None else {}
+        tree.pop("hydra", None)
+        overrides = list(OmegaConf.select(config, "hydra.overrides.task", default=[]) or [])
+        explicit = sorted(o.split("=", 1)[0].lstrip("+~") for o in overrides)
+        emit("accepted", params=_flatten(tree, "", {}), explicit=explicit, parser="hydra")
+
+    module.run_job = run_job
+
+
+def _patch_hydra_report(module):
+    def run_and_report(func):
+        try:
+            return func()
+        except Exception as exc:  # hydra's own refusal: an override it cannot parse or place
+            emit("rejected", message=f"{type(exc).__name__}: {exc}", parser="hydra")
+
+    module.run_and_report = run_and_report
+
+
+PATCHES.update({
+    "click.core": _patch_click, "typer._click.core": _patch_click, "fire.core": _patch_fire, "absl.flags._flagvalues": _patch_absl,
+    "hydra._internal.hydra": _patch_hydra_run, "hydra._internal.utils": _patch_hydra_report,
+})
+
+
+def _check_calls(calls):
+    """Each Python call into the repository bound against the callee's real signature; a constant
+    key looked up in a mapping of the repository checked against its keys."""
+    import importlib
+    import inspect
+    from collections.abc import Mapping
+
+    out = []
+    for call in calls:
+        verdict = {"line": call["line"], "name": call["name"]}
+        try:
+            obj = importlib.import_module(call["module"])
+            for attr in call["attrs"]:
+                obj = getattr(obj, attr)
+        except BaseException as exc:  # noqa: BLE001 - the repository's own import failed
+            verdict.update(status="unreached", message=f"{type(exc).__name__}: {exc}"[:300])
+            out.append(verdict)
+            continue
+        if isinstance(obj, (_Stub, _StubModule)):
+            verdict.update(status="unreached", message="stubbed")
+        elif "key" in call:
+            ok = not isinstance(obj, Mapping) or call["key"] in obj
+            verdict.update(status="accepted" if ok else "rejected", params={"key": call["key"]} if ok else {},
+                           message="" if ok else f"KeyError: {call['key']!r} (keys: {', '.join(map(str, obj))})"[:300])
+        else:
+            verdict.update(_bind(obj, call, inspect))
+        out.append(verdict)
+    return out
+
+
+def _bind(obj, call, inspect):
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return {"status": "unreached", "message": "no signature"}
+    args = [object()] * call["npos"]
+    try:
+        bound = signature.bind(*args, **{k: object() for k in call["kw"]})
+    except TypeError as exc:
+        return {"status": "rejected", "message": f"TypeError: {call['name']}() {exc}"}
+    names = {k: call["values"][i] for i, k in enumerate(bound.arguments) if i < len(call["values"])}
+    names.update(call.get("kwvalues", {}))
+    return {"status": "accepted", "params": names}
+
+
+def main():
+    import runpy
+
+    sys.meta_path.insert(0, _PatchFinder())
+    sys.meta_path.append(_StubFinder())
+    if SPEC["kind"] == "calls":
+        sys.path[:0] = [os.getcwd(), ROOT]
+        verdicts = _check_calls(SPEC["calls"])
+        bad = [v for v in verdicts if v["status"] == "rejected"]
+        params = {f"{v['name']}.{k}": val for v in verdicts for k, val in v.get("params", {}).items()}
+        status = "rejected" if bad else ("accepted" if any(v["status"] == "accepted" for v in verdicts) else "unreached")
+        emit(status, calls=verdicts, params=params, message=bad[0]["message"] if bad else "", parser="signature",
+             stubbed=STUBBED)
+    sys.argv = [SPEC["target"], *SPEC["argv"]]
+    try:
+        if SPEC["kind"] == "module":
+            sys.path.insert(0, os.getcwd())
+            runpy.run_module(SPEC["target"], run_name="__main__", alter_sys=True)
+        else:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(SPEC["target"])))
+            runpy.run_path(SPEC["target"], run_name="__main__")
+    except SystemExit as exc:
+        finish_pending()
+        emit("unreached", message=f"the program exited with {exc.code!r} before any parser ran: {_log_tail()}",
+             stubbed=STUBBED)
+    except BaseException as exc:  # noqa: BLE001 - the program failed before reaching a parser
+        finish_pending()
+        emit("unreached", message=f"{type(exc).__name__}: {exc}"[:300] + f" | {_log_tail()[-300:]}", stubbed=STUBBED)
+    finish_pending()
+    emit("unreached", message="the program ended without parsing its arguments", stubbed=STUBBED)
+
+
+main()

@@ -1,0 +1,94 @@
+"""The ``parse`` check: findings from the dry run, said only where the repository's own parser
+has spoken.
+
+- the parser refused the command (or a Python call does not bind to the callee's signature, or
+  a constant key is not in the repository's mapping): an error, ``parse-rejected``, carrying the
+  parser's own message;
+- the parser took the command with ``parse_known_args`` and left words of it unread: a warning,
+  ``ignored-args`` (those values reach nothing);
+- no parser reached: nothing (the static checks speak alone).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
+from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
+from ragcode.dryrun.run import dry_run
+from ragcode.dryrun.values import lands
+
+# what a static check guesses about a command line, which the parser that took it has answered
+PARSER_QUESTIONS = frozenset({"unknown-flag", "bad-choice", "bad-type", "missing-required", "positional-count",
+                              "missing-flag-value", "duplicate-flag", "ignored-args", "library-file"})
+
+
+def _target(result: ParseResult) -> str:
+    return result.entry.target or "the answer"
+
+
+def findings_for(result: ParseResult) -> list[Finding]:
+    entry = result.entry
+    if result.status == REJECTED and entry.kind == "calls":
+        return [Finding("parse", "parse-rejected", f"{call.get('message', '')}".strip(), ERROR,
+                        int(call.get("line", 0)), str(call.get("name", "")))
+                for call in result.calls if call.get("status") == REJECTED]
+    if result.status == REJECTED:
+        message = result.message.strip().splitlines()[-1] if result.message.strip() else "refused"
+        return [Finding("parse", "parse-rejected", say("parse-rejected", target=_target(result), message=message),
+                        ERROR, entry.line, entry.target)]
+    if result.status == ACCEPTED and result.unrecognized:
+        words = " ".join(result.unrecognized)
+        return [Finding("parse", "ignored-args", f"{_target(result)} parses with parse_known_args and never "
+                        f"reads {words}", WARNING, entry.line, entry.target)]
+    return []
+
+
+class ParseChecker:
+    """Checker ``parse`` (see the module doc); the sandbox is ``execution``'s, bubblewrap only."""
+
+    name = "parse"
+    takes_config = True
+
+    def __init__(self, config: Any = None):
+        from ragcode.config import Config
+        from ragcode.dryrun.sandbox import DryRunner
+
+        self.config = config or Config()
+        cache = getattr(getattr(self.config, "index", None), "cache_dir", None)
+        self.runner = DryRunner(self.config.execution, cache_dir=f"{cache}/dryrun" if cache else None)
+
+    def check(self, code: str, answer_type: str, ctx: CheckContext) -> list[Finding]:
+        found: list[Finding] = []
+        for result in dry_run(code, answer_type, ctx, runner=self.runner):
+            found.extend(findings_for(result))
+        return found
+
+    def overrule(self, code: str, answer_type: str, ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
+        """``findings`` less the static guesses this answer's parse has answered (``overrule``);
+        the dry run's results come from its cache, filled by ``check``."""
+        return overrule(findings, dry_run(code, answer_type, ctx, runner=self.runner))
+
+    def keeps_fix(self, before: str, after: str, answer_type: str, ctx: CheckContext) -> bool:
+        from ragcode.dryrun.values import keeps_fix
+
+        return keeps_fix(before, after, answer_type, ctx, runner=self.runner)
+
+
+def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Finding]:
+    """``findings`` without the static guesses the parser has answered: when every entry point
+    was accepted, the static checks' command-line questions (``PARSER_QUESTIONS``) are dropped,
+    and a ``missing-value`` / ``respelled-value`` whose value a parsed parameter holds by meaning
+    (``vit_h`` for ViT-H, ``128`` for 128-dim) too. Nothing changes where a parser was not reached."""
+    if not results or any(r.status != ACCEPTED for r in results):
+        return findings
+    params = {f"{i}:{k}": v for i, r in enumerate(results) for k, v in r.params.items()}
+    kept = []
+    for f in findings:
+        if f.check != "parse" and f.code in PARSER_QUESTIONS:
+            continue
+        value = f.target if f.code == "missing-value" else f.suggestion if f.code == "respelled-value" else ""
+        if value and lands(value, params):
+            continue
+        kept.append(f)
+    return kept

@@ -1,0 +1,148 @@
+"""The Python entry points an answer runs, as the dry run starts them.
+
+Bash: every script or module call (``ragcode.check.bash.walk``: ``cd`` followed, env prefixes,
+``torchrun``, ``python -m torch.distributed.launch``, ``accelerate launch`` and other launchers
+reduced to the script they start); a ``bash X.sh`` that takes no arguments is opened to the
+Python command inside it (``ragcode.check.expand.inner_command``). A call whose words hold a
+shell variable is left out (its values are unknown). Python: the answer's calls of names imported
+from the repository, and constant keys looked up in them (``registry["vit_h"]``), with their
+literal arguments.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+from typing import Any
+
+from ragcode.check import CheckContext
+from ragcode.check.bash import Step, walk
+from ragcode.check.expand import inner_command
+from ragcode.check.facts import module_file
+from ragcode.dryrun.result import Entry
+from ragcode.shell import parse_command, split_commands
+
+# what a distributed launcher would have set for the one process the dry run starts
+LAUNCHED_ENV = (("LOCAL_RANK", "0"), ("RANK", "0"), ("WORLD_SIZE", "1"), ("MASTER_ADDR", "127.0.0.1"),
+                ("MASTER_PORT", "29500"))
+
+
+def entries(code: str, answer_type: str, ctx: CheckContext) -> list[Entry]:
+    if answer_type == "python":
+        entry = python_entry(code, ctx)
+        return [entry] if entry is not None else []
+    out: list[Entry] = []
+    for step in walk(code, ctx):
+        entry = _bash_entry(step, ctx)
+        if entry is not None:
+            out.append(entry)
+    return out
+
+
+def _rel(path: Path, repo: Path) -> str:
+    return os.path.relpath(path, repo)
+
+
+def _bash_entry(step: Step, ctx: CheckContext) -> Entry | None:
+    call = step.call
+    if call is None:
+        return None
+    repo = Path(ctx.repo_dir).resolve()
+    shown = " ".join(step.words)
+    if call.kind == "script" and call.target.endswith(".sh"):
+        if call.args or step.path is None or repo not in step.path.resolve().parents:
+            return None
+        inner = inner_command(step.path)
+        words = split_commands(inner)[0] if inner else []
+        call = parse_command(words) if words else None
+        if call is None:
+            return None
+    if call.kind == "script" and not call.target.endswith(".py"):
+        return None
+    if any("$" in w for w in (call.target, *call.args)):
+        return None
+    env = dict(call.env)
+    head = (call.launcher.split() or [""])[0].rsplit("/", 1)[-1]  # "" for ./train.py run directly
+    if head and (not head.startswith("python") or "-m" in call.launcher.split()):
+        env = {**dict(LAUNCHED_ENV), **env}
+    return Entry(call.kind, call.target, tuple(call.args), _rel(step.cwd, repo), tuple(sorted(env.items())),
+                 step.first_line + 1, shown=shown)
+
+
+# -- Python answers ----------------------------------------------------------------------------
+def _repo_module(name: str, ctx: CheckContext) -> bool:
+    roots = [ctx.task_dir, Path(ctx.repo_dir)]
+    return module_file(name.split(".")[0], roots) is not None
+
+
+def _imported_names(tree: ast.Module, ctx: CheckContext) -> dict[str, tuple[str, list[str]]]:
+    """Local name -> (module to import, attributes to follow) for imports of repository code."""
+    names: dict[str, tuple[str, list[str]]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level and _repo_module(node.module, ctx):
+            for alias in node.names:
+                if alias.name != "*":
+                    names[alias.asname or alias.name] = (node.module, [alias.name])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _repo_module(alias.name, ctx):
+                    local = alias.asname or alias.name.split(".")[0]
+                    module = alias.name if alias.asname else alias.name.split(".")[0]
+                    names[local] = (module, [])
+    return names
+
+
+def _chain(node: ast.expr) -> list[str] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return [node.id, *reversed(parts)]
+    return None
+
+
+def _literal(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _call_spec(node: ast.Call | ast.Subscript, names: dict[str, tuple[str, list[str]]]) -> dict[str, Any] | None:
+    target = node.func if isinstance(node, ast.Call) else node.value if isinstance(node, ast.Subscript) else None
+    chain = _chain(target) if target is not None else None
+    if not chain or chain[0] not in names:
+        return None
+    module, attrs = names[chain[0]]
+    spec: dict[str, Any] = {"line": node.lineno, "name": ".".join(chain), "module": module,
+                            "attrs": [*attrs, *chain[1:]]}
+    if isinstance(node, ast.Subscript):
+        key = _literal(node.slice)
+        if not isinstance(key, str):
+            return None
+        return {**spec, "key": key}
+    assert isinstance(node, ast.Call)
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None  # *args / **kwargs: what binds where cannot be told
+    return {**spec, "npos": len(node.args), "kw": [k.arg for k in node.keywords],
+            "values": [_literal(a) for a in node.args],
+            "kwvalues": {k.arg: _literal(k.value) for k in node.keywords}}
+
+
+def python_entry(code: str, ctx: CheckContext) -> Entry | None:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    names = _imported_names(tree, ctx)
+    if not names:
+        return None
+    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Subscript))]
+    calls = [s for s in (_call_spec(n, names) for n in nodes) if s is not None]
+    if not calls:
+        return None
+    calls.sort(key=lambda s: s["line"])
+    return Entry("calls", "", workdir=_rel(ctx.task_dir, Path(ctx.repo_dir).resolve()), line=calls[0]["line"],
+                 calls=tuple(calls))

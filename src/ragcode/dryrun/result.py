@@ -1,0 +1,40 @@
+"""What a dry run says of one entry point (see ``ragcode.dryrun``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ACCEPTED, REJECTED, UNREACHED = "accepted", "rejected", "unreached"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One Python entry point an answer runs: ``kind`` ``script`` (``target`` a path from
+    ``workdir``), ``module`` (``python -m target``) or ``calls`` (a Python answer's calls into the
+    repository, in ``calls``); ``workdir`` is relative to the repository; ``line`` 1-based."""
+
+    kind: str
+    target: str
+    argv: tuple[str, ...] = ()
+    workdir: str = "."
+    env: tuple[tuple[str, str], ...] = ()
+    line: int = 0
+    calls: tuple[dict[str, Any], ...] = ()
+    shown: str = ""  # the command as the answer wrote it (the wrapper script it went through)
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    status: str
+    entry: Entry
+    params: dict[str, Any] = field(default_factory=dict)
+    explicit: list[str] = field(default_factory=list)
+    unrecognized: list[str] = field(default_factory=list)
+    message: str = ""
+    parser: str = ""
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    stubbed: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

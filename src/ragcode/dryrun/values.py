@@ -1,0 +1,123 @@
+"""Whether the instruction's values landed in parsed parameters, and the rule for keeping a fix.
+
+A value lands when some parsed parameter holds it: the same text (case and quotes aside), the
+same number (``1e-3`` and ``0.001``), an element of a list parameter (``--opts KEY VALUE``,
+``nargs='+'``), the last part of a path (``coco128.yaml`` in ``data/coco128.yaml``), or the same letters and
+digits (``ViT-L`` and ``vit_l``, ``CIFAR-10`` and ``cifar10``; ``128-dim`` is 128), or one word of
+it for a name with letters (``DiT`` in ``DiT-XL/2``, ``GPT-2`` in ``gpt2-xl``).
+
+``keeps_fix(before, after, ...)`` is the one rule a fix must pass: refused when the repository's
+parser refuses ``after``; refused when ``before`` was already accepted with every instruction
+value in place (a right answer is never rewritten); when both parse, kept only when ``after``
+places more of the instruction's values than ``before`` and loses none (a respelling the parser
+happens to take, ``--arch ViT-Base`` for ``vit_base``, gains nothing and is refused). Where no parser is reached, the dry run cannot tell and
+the fix is left to the other rules.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ragcode.check import CheckContext
+from ragcode.check.instruction import instruction_values
+from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
+from ragcode.dryrun.run import dry_run
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+_FLAG_VALUE = re.compile(r"^--?([A-Za-z][\w-]*)(?:\s+|=)(\S+)$")
+_SIZED = re.compile(r"^(\d+(?:\.\d+)?)(?:-[a-z]+|x\1)$")  # 128-dim, 3-layer, 512-pixel, 64x64
+
+
+def _forms(text: str) -> set[str]:
+    """A value's spellings that mean the same: as written, letters and digits only (``ViT-L`` and
+    ``vit_l``, ``CIFAR-10`` and ``cifar10``), the number of a sized word (``128-dim`` -> 128)."""
+    low = text.strip().strip("'\"").lower()
+    forms = {low, re.sub(r"[^a-z0-9]", "", low)}
+    m = _SIZED.match(low)
+    if m:
+        forms.add(m.group(1))
+    return {f for f in forms if f}
+
+
+def _same(wanted: str, held: Any) -> bool:
+    if held is None or isinstance(held, bool) and wanted.lower() not in ("true", "false"):
+        return False
+    text = str(held).strip().strip("'\"").lower()
+    want = wanted.strip().strip("'\"").lower()
+    if len(want) > 3 and "/" in text and text.rsplit("/", 1)[-1] == want.rsplit("/", 1)[-1]:
+        return True
+    if _forms(want) & _forms(text):
+        return True
+    squeezed = re.sub(r"[^a-z0-9]", "", want)
+    if len(squeezed) >= 3 and re.search(r"[a-z]", squeezed) and squeezed in re.split(r"[-_/.:\s]+", text):
+        return True  # a family named by a part of the value: DiT in DiT-XL/2, GPT-2 in gpt2-xl
+    numbers = [n for n in (_number(f) for f in _forms(want)) if n is not None]
+    b = _number(text)
+    return b is not None and any(math.isclose(a, b, rel_tol=1e-9) for a in numbers)
+
+
+def lands(value: str, params: dict[str, Any]) -> bool:
+    """Whether some parameter holds ``value``; a compound name lands when each of its parts does
+    (``ViT-Small/8``: ``--arch vit_small --patch_size 8``)."""
+    if any(_same(value, leaf) for held in params.values() for leaf in _leaves(held)):
+        return True
+    flag = _FLAG_VALUE.match(value.strip())
+    if flag:  # '--noise True': that parameter holds that value
+        name = flag.group(1).replace("-", "_")
+        return any(k.rsplit(":", 1)[-1] == name and _same(flag.group(2), v) for k, v in params.items())
+    parts = value.split("/")
+    return len(parts) > 1 and not value.startswith(("/", ".")) and all(p and lands(p, params) for p in parts)
+
+
+def placed(results: list[ParseResult], instruction: str) -> tuple[list[str], list[str]]:
+    """(values of the instruction held by a parsed parameter, values held by none) over the
+    accepted results; all values count as not placed when nothing was accepted."""
+    values = instruction_values(instruction)
+    params: dict[str, Any] = {}
+    for i, r in enumerate(results):
+        if r.status == ACCEPTED:
+            params.update({f"{i}:{k}": v for k, v in r.params.items()})
+    hit = [v for v in values if lands(v, params)]
+    return hit, [v for v in values if v not in hit]
+
+
+def accepted_with_values(results: list[ParseResult], instruction: str) -> bool:
+    """Every entry point accepted and every instruction value in a parameter."""
+    return bool(results) and all(r.status == ACCEPTED for r in results) and not placed(results, instruction)[1]
+
+
+def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runner: Any = None) -> bool:
+    """Whether a fix turning ``before`` into ``after`` may be kept (see the module doc)."""
+    if before == after:
+        return True
+    after_results = dry_run(after, answer_type, ctx, runner)
+    if any(r.status == REJECTED for r in after_results):
+        return False
+    before_results = dry_run(before, answer_type, ctx, runner)
+    if accepted_with_values(before_results, ctx.instruction):
+        return False
+    if before_results and after_results and all(r.status == ACCEPTED for r in before_results + after_results):
+        return set(placed(before_results, ctx.instruction)[0]) < set(placed(after_results, ctx.instruction)[0])
+    return True

@@ -1,0 +1,132 @@
+"""The ``parse`` checker: findings only where the script's own parser has spoken."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dryrun_helpers import ARGPARSE, KNOWN_ONLY, needs_bwrap, runner, write
+from ragcode.check import CHECKERS, CheckContext, check_answer, load_checkers
+from ragcode.config import Config
+from ragcode.dryrun.checker import ParseChecker
+
+pytestmark = needs_bwrap
+
+
+def _checker(tmp_path: Path) -> ParseChecker:
+    checker = ParseChecker(Config())
+    checker.runner = runner(tmp_path)
+    return checker
+
+
+def test_parse_is_a_checker_named_in_the_registry() -> None:
+    assert CHECKERS.get("parse") is ParseChecker
+    assert isinstance(load_checkers(["parse"], Config())[0], ParseChecker)
+
+
+def test_rejected_command_is_an_error_with_the_parsers_message(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE})
+    (f,) = check_answer("cd .\npython train.py --model-type ViT-L", "bash", CheckContext(repo), [_checker(tmp_path)])
+    assert (f.code, f.severity, f.line, f.target) == ("parse-rejected", "error", 2, "train.py")
+    assert "invalid choice: 'ViT-L' (choose from 'vit_l', 'vit_b')" in f.message
+
+
+def test_right_answer_and_unreached_parser_say_nothing(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE, "hand.py": "import sys\nprint(sys.argv[1])\n"})
+    checker = _checker(tmp_path)
+    assert check_answer("python train.py --model-type vit_l --opts A 1", "bash", CheckContext(repo), [checker]) == []
+    assert check_answer("python hand.py --anything", "bash", CheckContext(repo), [checker]) == []
+
+
+def test_words_left_by_parse_known_args_are_a_warning(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"train.py": KNOWN_ONLY})
+    (f,) = check_answer("python train.py --depth 3", "bash", CheckContext(repo), [_checker(tmp_path)])
+    assert (f.code, f.severity) == ("ignored-args", "warning") and "--depth 3" in f.message
+
+
+def test_python_call_that_does_not_bind_is_an_error_at_its_line(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"lib.py": "def build(depth, width=64):\n    return depth\n"})
+    code = "from lib import build\n\nbuild(2, widht=3)\n"
+    (f,) = check_answer(code, "python", CheckContext(repo), [_checker(tmp_path)])
+    assert (f.code, f.line, f.target) == ("parse-rejected", 3, "build") and "widht" in f.message
+
+
+def test_keeps_fix_never_rewrites_a_right_answer_and_refuses_what_the_parser_refuses(tmp_path: Path) -> None:
+    from ragcode.dryrun import keeps_fix
+
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE})
+    run = runner(tmp_path)
+    ctx = CheckContext(repo, ".", "Train the ViT-L model (vit_l) with learning rate 0.5.")
+    right = "python train.py --model-type vit_l --lr 0.5"
+    assert not keeps_fix(right, "python train.py --model-type vit_l --lr 0.5 --epochs 4", "bash", ctx, run)
+    wrong = "python train.py --model-type vit_b --lr 0.5"
+    assert not keeps_fix(wrong, "python train.py --model-type ViT-L --lr 0.5", "bash", ctx, run)
+    assert keeps_fix(wrong, right, "bash", ctx, run)
+    assert keeps_fix("python train.py --type vit_l --lr 0.5", right, "bash", ctx, run)  # an unknown flag corrected
+    # argparse takes an unambiguous prefix: the parser accepts this one as it is
+    assert not keeps_fix("python train.py --model vit_l --lr 0.5", right, "bash", ctx, run)
+    assert not keeps_fix(wrong, "python train.py --model-type vit_l", "bash", ctx, run)  # loses the 0.5
+
+
+def test_keeps_fix_refuses_a_respelling_the_parser_takes_without_choices(tmp_path: Path) -> None:
+    from ragcode.dryrun import keeps_fix
+
+    script = ("import argparse\np = argparse.ArgumentParser()\np.add_argument('--arch', default='vit_small')\n"
+              "p.add_argument('--patch_size', type=int, default=16)\np.add_argument('--weights', default='')\n"
+              "p.add_argument('--dataset')\np.parse_args()\n")
+    repo = write(tmp_path / "repo", {"viz.py": script})
+    run = runner(tmp_path)
+    ctx = CheckContext(repo, ".", "Show the attention of the ViT-Small/8 model on CIFAR-10 images.")
+    right = "python viz.py --arch vit_small --patch_size 8 --dataset cifar10"
+    assert not keeps_fix(right, right.replace("cifar10", "CIFAR-10"), "bash", ctx, run)
+    assert not keeps_fix(right, right + " --weights ViT-Small/8", "bash", ctx, run)
+    assert keeps_fix("python viz.py --dataset cifar10", right, "bash", ctx, run)
+
+
+def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> None:
+    from ragcode.check import Finding
+    from ragcode.dryrun import dry_run
+    from ragcode.dryrun.checker import overrule
+
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE})
+    run = runner(tmp_path)
+    ctx = CheckContext(repo)
+    static = [Finding("bash", "positional-count", "train.py takes 0 positional arguments; the answer gives 1"),
+              Finding("coverage", "respelled-value", "the instruction spells it 'ViT-L'", "warning", target="vit_l",
+                      suggestion="ViT-L"),
+              Finding("coverage", "missing-value", "the instruction names '0.7'", "warning", target="0.7")]
+    accepted = dry_run("python train.py --model-type vit_l --opts A 1", "bash", ctx, run)
+    assert [f.code for f in overrule(static, accepted)] == ["missing-value"]
+    family = [Finding("coverage", "missing-value", "the instruction names 'ViT'", "warning", target="ViT")]
+    assert overrule(family, accepted) == []  # vit_l is a ViT
+    unreached = dry_run("python nowhere.py --x 1", "bash", ctx, run)
+    assert overrule(static, unreached) == static
+
+
+def test_values_land_by_meaning() -> None:
+    from ragcode.dryrun.values import lands
+
+    params = {"0:model_type": "vit_l", "0:dataset": "cifar10", "0:emsize": 128, "0:lr": 0.001, "0:noise": True,
+              "0:model": "DiT-XL/2", "0:opts": ["MODEL.WEIGHTS", "w.pkl"], "0:data": "data/coco128.yaml"}
+    for value in ("ViT-L", "CIFAR-10", "128-dim", "1e-3", "--noise True", "DiT", "w.pkl", "coco128.yaml"):
+        assert lands(value, params), value
+    for value in ("ViT-H", "cifar100", "64", "--noise False", "--lr 0.01", "XL"):
+        assert not lands(value, params), value
+
+
+def test_with_parse_among_the_checkers_check_answer_overrules_and_the_fixes_keep_a_right_answer(tmp_path: Path) -> None:
+    """The wiring: ``check_answer`` lets the parse checker drop the static guesses its parse has
+    answered, and ``fix_and_keep`` asks it before keeping a rewrite (``checkers_keep_fix``)."""
+    from ragcode.answer.fixes import fix_and_keep
+    from ragcode.check import checkers_keep_fix
+
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE})
+    static = load_checkers(["bash", "python", "coverage"], Config())
+    checkers = [*static, _checker(tmp_path)]
+    ctx = CheckContext(repo, ".", "Train the ViT-L model with --opts A 1.")
+    right = "python train.py --model-type vit_l --opts A 1"
+    with_parse = check_answer(right, "bash", ctx, checkers)
+    assert not [f for f in with_parse if f.code in ("positional-count", "respelled-value", "parse-rejected")]
+    respelled = "python train.py --model-type ViT-L --opts A 1"
+    assert not checkers_keep_fix(right, respelled, "bash", ctx, checkers)
+    assert checkers_keep_fix(right, respelled, "bash", ctx, static)  # no parse checker: nothing to ask
+    assert fix_and_keep(right, "bash", with_parse, ctx, checkers, Config().generation.fixes) is None

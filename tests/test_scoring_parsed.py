@@ -1,0 +1,60 @@
+"""The ``parsed`` scoring policy: same entry point, same values as the reference, as the
+repository's own parser reads them; text checks only when the reference's parse is not accepted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dryrun_helpers import ARGPARSE, needs_bwrap, write
+from ragcode.bench.parsed import ParsedScorer
+from ragcode.bench.scoring import ScoreContext, load_scorer
+from ragcode.config import Config
+from ragcode.types import Task
+
+pytestmark = needs_bwrap
+
+
+def _score(tmp_path: Path, output: str, reference: str = "python train.py --lr 0.001 --model-type vit_l") -> object:
+    repos = tmp_path / "repos"
+    write(repos / "9999", {"train.py": ARGPARSE, "hand.py": "import sys\nprint(sys.argv)\n"})
+    task = Task(id=1, github_id=9999, instruction="train vit_l with lr 0.001", type="Bash Script", output=reference,
+                arguments={"lr": "0.001"})
+    config = Config()
+    config.index.cache_dir = str(tmp_path / "cache")
+    return load_scorer("parsed").score_sample(task, output, 0, ScoreContext(repos, config))
+
+
+def test_parsed_is_a_named_policy() -> None:
+    assert isinstance(load_scorer("parsed"), ParsedScorer)
+
+
+def test_same_values_in_another_spelling_pass(tmp_path: Path) -> None:
+    v = _score(tmp_path, "python train.py --model-type=vit_l --lr 1e-3")
+    assert v.passed and v.checks == {"type": True, "entry": True, "values": True}
+
+
+def test_a_wrong_value_or_a_refused_command_fails(tmp_path: Path) -> None:
+    wrong = _score(tmp_path, "python train.py --lr 0.01 --model-type vit_l")
+    assert not wrong.passed and wrong.checks["values"] is False and "lr=0.001" in wrong.detail
+    refused = _score(tmp_path, "python train.py --lr 0.001 --model-type ViT-L")
+    assert not refused.passed and refused.checks["entry"] is False
+
+
+def test_another_script_fails_the_entry_check(tmp_path: Path) -> None:
+    v = _score(tmp_path, "python hand.py --lr 0.001 --model-type vit_l")
+    assert not v.passed and v.checks["entry"] is False
+
+
+def test_unparsed_reference_falls_back_to_the_text_checks(tmp_path: Path) -> None:
+    v = _score(tmp_path, "python hand.py --lr 0.001", reference="python hand.py --lr 0.001")
+    assert v.passed and "text checks only" in v.detail and "arguments" in v.checks
+
+
+def test_the_instructions_value_wins_over_a_reference_that_disagrees(tmp_path: Path) -> None:
+    # the instruction says "lr 0.001"; this reference says 0.01
+    v = _score(tmp_path, "python train.py --lr 0.001 --model-type vit_l",
+               reference="python train.py --lr 0.01 --model-type vit_l")
+    assert v.passed
+    other = _score(tmp_path, "python train.py --lr 0.001 --model-type vit_l --epochs 3",
+                   reference="python train.py --lr 0.001 --model-type vit_l --epochs 5")
+    assert not other.passed  # the instruction names no epochs: the reference's 5 stands
