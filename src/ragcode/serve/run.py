@@ -72,6 +72,8 @@ def prepare(indexes: list[str], config: Config, opts: ServeOptions) -> tuple[Cat
 def serve(indexes: list[str], config: Config, opts: ServeOptions) -> None:
     """Serve ``indexes`` until the client closes stdin (stdio) or the process is stopped (HTTP)."""
     start = time.perf_counter()
+    if not log.isEnabledFor(logging.DEBUG):  # the SDK logs every HTTP session at INFO; -vv shows it
+        logging.getLogger("mcp").setLevel(logging.WARNING)
     endpoint = parse_http(opts.http) if opts.http else None
     cat, server, watcher = prepare(indexes, config, opts)
     names = ", ".join(s.name for s in cat.served)
