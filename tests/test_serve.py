@@ -165,6 +165,28 @@ def test_run_and_generate_are_offered_only_when_enabled_and_log_each_call(tmp_pa
     assert all(r["seconds"] >= 0 for r in records) and records[2]["error"] and not records[0]["error"]
 
 
+def test_stray_output_of_a_tool_never_reaches_the_protocol_stream(tmp_path: Path, index_dir: Path):
+    """A library or tool that prints to stdout (print, or a raw write to fd 1) must not corrupt
+    the JSON-RPC stream the client reads: it lands in the server's stderr."""
+    noisy = tmp_path / "noisy_server.py"
+    noisy.write_text(
+        "import os, sys\nimport ragcode.agent.tools as t\nplain = t.ls_tool\n"
+        "def ls_tool(env, path):\n    print('STRAY PRINT')\n    os.write(1, b'STRAY WRITE\\n')\n"
+        "    return plain(env, path)\n"
+        "t.ls_tool = ls_tool\nfrom ragcode.cli import main\nmain(sys.argv[1:])\n")
+    argv = serve_argv(index_dir)
+    argv = [argv[0], str(noisy), *argv[3:]]  # the same command line, through the noisy wrapper
+
+    async def main() -> list:
+        async with stdio_session(argv, tmp_path / "server.log") as s:
+            return [await s.call_tool("ls", {}) for _ in range(3)]
+
+    results = anyio.run(main)
+    assert all(not r.is_error and "README.md" in text(r) for r in results)
+    log = (tmp_path / "server.log").read_text()
+    assert log.count("STRAY PRINT") == 3 and log.count("STRAY WRITE") == 3
+
+
 @pytest.mark.parametrize("args, says", [
     (["serve", "no-such-index"], "no-such-index"),
     (["serve", "INDEX", "--http", "127.0.0.1:99999"], "port from 0 to 65535"),

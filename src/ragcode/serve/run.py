@@ -101,12 +101,18 @@ def _close(served: list[ServedIndex]) -> None:
 
 
 def run_stdio(server: Any) -> None:
+    """MCP over stdin/stdout until the client closes stdin. While serving, the SDK points fd 1
+    at stderr and speaks on a private copy of it; Python-level prints go to stderr as well, so
+    nothing a library or a tool prints can land in the protocol stream."""
+    import contextlib
+
     import anyio
     from mcp.server.stdio import stdio_server
 
     async def main() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            with contextlib.redirect_stdout(sys.stderr):
+                await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
 
