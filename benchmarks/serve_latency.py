@@ -124,7 +124,7 @@ async def through_stdio(argv: list[str], queries: list[str], k: int) -> dict[str
                     res = await session.call_tool("search", {"query": q, "k": k})
                     times.append(time.perf_counter() - t1)
                     if res.is_error:
-                        raise SystemExit(f"search failed through the server: {res.content[0].text}")
+                        raise SystemExit(f"search failed through the server: {getattr(res.content[0], 'text', res)}")
                 pid, rss = _server_rss(before)
     return {"startup_s": round(ready, 3), "startup_to_tools_s": round(listed, 3), "search": _stats(times),
             "server_rss_mib": round(rss, 1)}
