@@ -7,7 +7,8 @@ On one index (``--index``, a name under ``index.root`` or a folder), with the sa
 
 - in process: ``ragcode.retrieval.search.search`` and the server's own tool function
   (``ragcode.agent.tools.search_tool``: the search plus the text it returns), after one untimed
-  search (retrievers built, model warm);
+  search (retrievers built, model warm), each run right before the same query through the
+  server (interleaved, so both see the same load on a shared machine);
 - through stdio: ``ragcode serve INDEX`` spawned by the MCP SDK's stdio client, each
   ``tools/call search`` timed at the client (request, JSON-RPC, the server's worker thread,
   the reply);
@@ -70,28 +71,32 @@ def queries_for(repo_name: str, tasks: Path | None) -> tuple[list[str], str]:
     return (out, f"{len(out)} task instructions of {tasks.name}") if out else (GENERIC, "generic")
 
 
-def in_process(index_name: str, overrides: list[str], queries: list[str], k: int) -> dict[str, Any]:
-    from ragcode.agent.tools import AgentEnv, search_tool
-    from ragcode.config import load_config
-    from ragcode.index.store import open_index_dir, resolve_index_dir
-    from ragcode.retrieval.search import search
+class InProcess:
+    """The index opened here with the same config: ``search()`` and the server's tool function."""
 
-    cfg = load_config(overrides=overrides)
-    index = open_index_dir(resolve_index_dir(index_name, cfg))
-    env = AgentEnv(Path(index.manifest.repo), index, cfg)
-    search(index, "warm up", 1, cfg)
-    raw, tool = [], []
-    for q in queries:
+    def __init__(self, index_name: str, overrides: list[str]):
+        from ragcode.agent.tools import AgentEnv
+        from ragcode.config import load_config
+        from ragcode.index.store import open_index_dir, resolve_index_dir
+        from ragcode.retrieval.search import search
+
+        self.cfg = load_config(overrides=overrides)
+        self.index = open_index_dir(resolve_index_dir(index_name, self.cfg))
+        self.env = AgentEnv(Path(self.index.manifest.repo), self.index, self.cfg)
+        search(self.index, "warm up", 1, self.cfg)
+        self.raw: list[float] = []
+        self.tool: list[float] = []
+
+    def time(self, query: str, k: int) -> None:
+        from ragcode.agent.tools import search_tool
+        from ragcode.retrieval.search import search
+
         t0 = time.perf_counter()
-        search(index, q, k, cfg)
-        raw.append(time.perf_counter() - t0)
+        search(self.index, query, k, self.cfg)
+        self.raw.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        search_tool(env, q, k)
-        tool.append(time.perf_counter() - t0)
-    out = {"repo": index.manifest.repo, "chunks": index.chunk_count, "vectors": index.vector_count,
-           "search": _stats(raw), "search_tool": _stats(tool)}
-    index.close()
-    return out
+        search_tool(self.env, query, k)
+        self.tool.append(time.perf_counter() - t0)
 
 
 def _server_rss(before: set[int]) -> tuple[int, float]:
@@ -103,7 +108,9 @@ def _server_rss(before: set[int]) -> tuple[int, float]:
     return proc.pid, proc.memory_info().rss / 2 ** 20
 
 
-async def through_stdio(argv: list[str], queries: list[str], k: int) -> dict[str, Any]:
+async def through_stdio(argv: list[str], queries: list[str], k: int, local: InProcess | None = None) -> dict[str, Any]:
+    """Start the server, then each query through it; with ``local``, the same query in process
+    right before it (interleaved, so both see the same load on a shared machine)."""
     import psutil
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -120,6 +127,8 @@ async def through_stdio(argv: list[str], queries: list[str], k: int) -> dict[str
                 await session.list_tools()
                 listed = time.perf_counter() - t0
                 for q in queries:
+                    if local is not None:
+                        local.time(q, k)
                     t1 = time.perf_counter()
                     res = await session.call_tool("search", {"query": q, "k": k})
                     times.append(time.perf_counter() - t1)
@@ -154,15 +163,18 @@ def main(argv: list[str] | None = None) -> None:
     base, source = queries_for(repo_name, args.tasks)
     queries = [q for _ in range(args.repeat) for q in base]
     sets = [a for s in args.overrides for a in ("--set", s)]
-    local = in_process(str(index_dir), args.overrides, queries, args.k)
-    served = anyio.run(through_stdio, [sys.executable, "-c", CLI, "serve", str(index_dir), *sets], queries, args.k)
+    local = InProcess(str(index_dir), args.overrides)
+    served = anyio.run(through_stdio, [sys.executable, "-c", CLI, "serve", str(index_dir), *sets], queries, args.k,
+                       local)
+    local.index.close()
     result: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d", time.gmtime()), "ragcode": __version__, "commit": _commit(),
-        "index": str(index_dir), "repo": local["repo"], "chunks": local["chunks"], "vectors": local["vectors"],
+        "index": str(index_dir), "repo": local.index.manifest.repo, "chunks": local.index.chunk_count,
+        "vectors": local.index.vector_count,
         "config": args.overrides, "queries": source, "calls": len(queries), "k": args.k,
-        "in_process": {"search": local["search"], "search_tool": local["search_tool"]}, "stdio": served,
-        "ratio_p50": round(served["search"]["p50_ms"] / max(local["search"]["p50_ms"], 1e-9), 3),
-        "ratio_p50_vs_tool": round(served["search"]["p50_ms"] / max(local["search_tool"]["p50_ms"], 1e-9), 3),
+        "in_process": {"search": _stats(local.raw), "search_tool": _stats(local.tool)}, "stdio": served,
+        "ratio_p50": round(served["search"]["p50_ms"] / max(_stats(local.raw)["p50_ms"], 1e-9), 3),
+        "ratio_p50_vs_tool": round(served["search"]["p50_ms"] / max(_stats(local.tool)["p50_ms"], 1e-9), 3),
         "cpus": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2)}
     if args.also:
         dirs = [index_dir, *(resolve_index_dir(a, load_config(overrides=args.overrides)) for a in args.also)]
