@@ -1,7 +1,7 @@
 """``ragcode serve`` over stdio against the same search in process: latency, start-up, memory.
 
     python benchmarks/serve_latency.py --index /work/idx/dgl [--tasks dev.jsonl] [--repeat 3] \\
-        [--also IDX2 --also IDX3 ...] [--set k=v] [--out results/serve_latency.json]
+        [--also IDX2 --also IDX3 ...] [--watch-copy SCRATCH] [--set k=v] [--out results/serve_latency.json]
 
 On one index (``--index``, a name under ``index.root`` or a folder), with the same config:
 
@@ -15,7 +15,10 @@ On one index (``--index``, a name under ``index.root`` or a folder), with the sa
 - start-up: from spawning the server to its answer to ``initialize`` (imports, opening the
   index, the warm-up search), and to the first ``tools/list``;
 - memory: the server process's RSS after the calls; with ``--also``, the RSS of one server
-  serving ``--index`` and every ``--also`` index, after its start-up.
+  serving ``--index`` and every ``--also`` index, after its start-up;
+- with ``--watch-copy DIR``: the repository copied to DIR and indexed there, served with
+  ``--watch``, one Python file edited, and the seconds until ``search`` ranks it first for the
+  new word (the repository itself is never written).
 
 Queries: the instructions of ``--tasks`` (a JSONL of ML-Bench records) whose repository folder
 is the index's repository's name, else a fixed list of generic questions; each is run
@@ -139,6 +142,52 @@ async def through_stdio(argv: list[str], queries: list[str], k: int, local: InPr
             "server_rss_mib": round(rss, 1)}
 
 
+async def watch_edit(repo: Path, copy: Path, overrides: list[str], k: int) -> dict[str, Any]:
+    """Copy ``repo`` to ``copy``, index the copy (the embedding cache makes this cheap for an
+    indexed repository), serve it with ``--watch`` over stdio, append a function with a new word
+    to its first Python file, and time until ``search`` ranks that file first for the word."""
+    import shutil
+
+    import anyio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from ragcode.config import load_config
+    from ragcode.index.build import index_repo
+
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(repo, copy / "repo", symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    t0 = time.perf_counter()
+    index = index_repo(copy / "repo", load_config(overrides=overrides), name="watched", out=copy / "index",
+                       progress=False)
+    reindex_s = time.perf_counter() - t0
+    index.close()
+    target = sorted((copy / "repo").rglob("*.py"))[0]
+    word = "zebraquokkafeature"
+    sets = [a for s in overrides for a in ("--set", s)]
+    argv = [sys.executable, "-c", CLI, "serve", str(index.dir), "--watch", "--watch-interval", "0.5", *sets]
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
+    with open(os.devnull, "w") as err:
+        async with stdio_client(params, errlog=err) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                with target.open("a", encoding="utf-8") as fh:
+                    fh.write(f"\n\ndef {word}():\n    return '{word} helper'\n")
+                edited = time.perf_counter()
+                found = None
+                while time.perf_counter() - edited < 300:
+                    res = await session.call_tool("search", {"query": word, "k": k})
+                    hits = (res.structured_content or {}).get("hits", [])
+                    if hits and (copy / "repo" / hits[0]["path"]).resolve() == target.resolve():
+                        found = time.perf_counter() - edited
+                        break
+                    await anyio.sleep(0.1)
+    return {"copy_index_s": round(reindex_s, 2), "edited": str(target.relative_to(copy / "repo")),
+            "watch_interval_s": 0.5, "edit_to_found_s": round(found, 2) if found is not None else None}
+
+
 def main(argv: list[str] | None = None) -> None:
     import anyio
 
@@ -149,6 +198,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("-k", type=int, default=5)
     ap.add_argument("--set", dest="overrides", action="append", default=[])
+    ap.add_argument("--watch-copy", type=Path, default=None,
+                    help="a scratch folder: copy the repository there and time an edit until search finds it")
     ap.add_argument("--out", type=Path, default=Path("results/serve_latency.json"))
     args = ap.parse_args(argv)
 
@@ -182,6 +233,8 @@ def main(argv: list[str] | None = None) -> None:
                          GENERIC[:2], args.k)
         result["all_indexes"] = {"indexes": len(dirs), "startup_s": many["startup_s"],
                                  "server_rss_mib": many["server_rss_mib"]}
+    if args.watch_copy is not None:
+        result["watch"] = anyio.run(watch_edit, Path(result["repo"]), args.watch_copy, args.overrides, args.k)
     _print(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
@@ -189,11 +242,16 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _commit() -> str:
+    """The short commit, with ``+dirty`` when the working tree has changes."""
+    here = Path(__file__).resolve().parent
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, timeout=10).stdout.strip()
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=here, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, cwd=here, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
+    return head + ("+dirty" if dirty else "")
 
 
 def _print(r: dict[str, Any]) -> None:
@@ -209,6 +267,10 @@ def _print(r: dict[str, Any]) -> None:
     if "all_indexes" in r:
         a = r["all_indexes"]
         print(f"  {a['indexes']} indexes in one server: start-up {a['startup_s']:.2f} s, RSS {a['server_rss_mib']:.0f} MiB")
+    if "watch" in r:
+        w = r["watch"]
+        print(f"  --watch: {w['edited']} edited, found by search after {w['edit_to_found_s']} s "
+              f"(interval {w['watch_interval_s']} s; indexing the copy took {w['copy_index_s']} s)")
 
 
 if __name__ == "__main__":
