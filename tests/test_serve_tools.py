@@ -93,3 +93,22 @@ def test_a_call_past_its_time_limit_and_a_failing_tool_are_one_line_errors(tmp_p
     assert slow.is_error and text(slow) == "ls: no result within 0.3s; the call was abandoned"
     assert broken.is_error and text(broken) == "cli failed: KeyError: 'a bug\\nover two lines'"
     assert not fine.is_error and "README.md (lines 1-2" in text(fine)
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("8765", ("127.0.0.1", 8765)), (":0", ("127.0.0.1", 0)), ("127.0.0.1:8765", ("127.0.0.1", 8765)),
+    ("[::1]:9000", ("::1", 9000)), ("0.0.0.0:80", ("0.0.0.0", 80)),
+])
+def test_http_endpoints_are_read_with_a_loopback_default(value: str, expected: tuple):
+    from ragcode.serve.run import parse_http
+
+    assert parse_http(value) == expected
+
+
+@pytest.mark.parametrize("value", ["localhost:http", "127.0.0.1:-1", "127.0.0.1:70000", ""])
+def test_bad_http_endpoints_are_one_line_config_errors(value: str):
+    from ragcode.errors import ConfigError
+    from ragcode.serve.run import parse_http
+
+    with pytest.raises(ConfigError, match="HOST:PORT with a port from 0 to 65535"):
+        parse_http(value)
