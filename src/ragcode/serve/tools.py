@@ -133,9 +133,10 @@ def check_fn(cat: Catalogue, answer: str, path: str = ".", instruction: str = ""
         if not pairs:
             return dataclasses.replace(obs, proposed=proposed)
         slips = "; ".join(f"{a} -> {b}" for a, b in pairs)
-        text = (f"{obs.text}\n\ncertain fix ({slips}); the fixed answer has {left} finding(s):\n{fixed}")
+        tail = f"certain fix ({slips}); the fixed answer has {left} finding(s):\n{fixed}"
+        head = agent_tools.cut(obs.text, max(200, env.limit - len(tail) - 2))  # the fix is never the part cut
         proposed.update(fixed=fixed, fixed_findings=left, fixes=[list(p) for p in pairs])
-        return Observation(agent_tools.cut(text, env.limit), proposed=proposed)
+        return Observation(agent_tools.cut(f"{head}\n\n{tail}", env.limit), proposed=proposed)
 
 
 def certain_fix(env: Any, answer: str) -> tuple[str, int, list[list[str]]]:
