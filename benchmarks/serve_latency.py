@@ -17,8 +17,8 @@ On one index (``--index``, a name under ``index.root`` or a folder), with the sa
 - memory: the server process's RSS after the calls; with ``--also``, the RSS of one server
   serving ``--index`` and every ``--also`` index, after its start-up;
 - with ``--watch-copy DIR``: the repository copied to DIR and indexed there, served with
-  ``--watch``, one Python file edited, and the seconds until ``search`` ranks it first for the
-  new word (the repository itself is never written).
+  ``--watch``, one Python file edited, and the seconds until ``search`` over code chunks ranks
+  it first for the new word (the repository itself is never written).
 
 Queries: the instructions of ``--tasks`` (a JSONL of ML-Bench records) whose repository folder
 is the index's repository's name, else a fixed list of generic questions; each is run
@@ -145,7 +145,8 @@ async def through_stdio(argv: list[str], queries: list[str], k: int, local: InPr
 async def watch_edit(repo: Path, copy: Path, overrides: list[str], k: int) -> dict[str, Any]:
     """Copy ``repo`` to ``copy``, index the copy (the embedding cache makes this cheap for an
     indexed repository), serve it with ``--watch`` over stdio, append a function with a new word
-    to its first Python file, and time until ``search`` ranks that file first for the word."""
+    to its first Python file, and time until ``search`` (``kind`` code: the default ranking puts
+    README sections and flag tables before code) ranks that file first for the word."""
     import shutil
 
     import anyio
@@ -178,7 +179,7 @@ async def watch_edit(repo: Path, copy: Path, overrides: list[str], k: int) -> di
                 edited = time.perf_counter()
                 found = None
                 while time.perf_counter() - edited < 300:
-                    res = await session.call_tool("search", {"query": word, "k": k})
+                    res = await session.call_tool("search", {"query": word, "k": k, "kind": "code"})
                     hits = (res.structured_content or {}).get("hits", [])
                     if hits and (copy / "repo" / hits[0]["path"]).resolve() == target.resolve():
                         found = time.perf_counter() - edited
