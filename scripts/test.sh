@@ -3,6 +3,6 @@
 # pytest (arguments pass through). A lint, type or test failure fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/install.sh "dev,rerank,bench,docker,ablation,llamaindex,hf,transformers,qwen05b,ray,onnx,parsers"
+. scripts/install.sh "dev,rerank,bench,docker,ablation,llamaindex,mcp,hf,transformers,qwen05b,ray,onnx,parsers"
 bash scripts/lint.sh
 python -m pytest -q "$@"

@@ -238,27 +238,29 @@ def check_tool(env: AgentEnv, answer: str) -> Observation:
     checkers = env.lazy("checkers", lambda: load_checkers(DEFAULT_CHECKS, env.config))
     ctx = env.check_context()
     findings = check_answer(parsed.code, parsed.answer_type, ctx, checkers)
-    score = penalty(findings)
+    proposed: dict[str, Any] = {"answer": answer, "penalty": penalty(findings), "findings": len(findings),
+                                "tool": "check"}
     if not findings:
-        text = f"{parsed.answer_type} answer: the checks found nothing wrong"
-    else:
-        text = "\n".join([f"{parsed.answer_type} answer: {len(findings)} finding(s)"]
-                         + [f"- {f.severity}: {f.message}" for f in findings])
-        text += _fixed_note(parsed.code, parsed.answer_type, findings, ctx, checkers, env)
-    return Observation(cut(text, env.limit), proposed={"answer": answer, "penalty": score,
-                                                         "findings": len(findings), "tool": "check"})
+        return Observation(cut(f"{parsed.answer_type} answer: the checks found nothing wrong", env.limit),
+                           proposed=proposed)
+    text = "\n".join([f"{parsed.answer_type} answer: {len(findings)} finding(s)"]
+                     + [f"- {f.severity}: {f.message}" for f in findings])
+    fixed = _kept_fix(parsed.code, parsed.answer_type, findings, ctx, checkers, env)
+    if fixed is None:
+        return Observation(cut(text, env.limit), proposed=proposed)
+    tail = f"The automatic fixes would make it ({len(fixed.findings)} finding(s) left):\n{fixed.code}"
+    proposed.update(fixed=fixed.code, fixed_findings=len(fixed.findings))
+    head = cut(text, max(200, env.limit - len(tail) - 1))  # the findings are cut, never the fixed answer
+    return Observation(cut(f"{head}\n{tail}", env.limit), proposed=proposed)
 
 
-def _fixed_note(code: str, answer_type: str, findings: list[Any], ctx: Any, checkers: list[Any],
-                env: AgentEnv) -> str:
+def _kept_fix(code: str, answer_type: str, findings: list[Any], ctx: Any, checkers: list[Any],
+              env: AgentEnv) -> Any:
     """The answer as checked generation's fixes (``generation.fixes``) would return it, when the
-    keep rule they share keeps it (``ragcode.answer.fixes.fix_and_keep``); else ``""``."""
+    keep rule they share keeps it (``ragcode.answer.fixes.fix_and_keep``); else None."""
     from ragcode.answer.fixes import fix_and_keep
 
-    fixed = fix_and_keep(code, answer_type, findings, ctx, checkers, env.config.generation.fixes)
-    if fixed is None:
-        return ""
-    return (f"\nThe automatic fixes would make it ({len(fixed.findings)} finding(s) left):\n{fixed.code}")
+    return fix_and_keep(code, answer_type, findings, ctx, checkers, env.config.generation.fixes)
 
 
 def run_tool(env: AgentEnv, answer: str) -> Observation:

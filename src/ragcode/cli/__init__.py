@@ -49,9 +49,9 @@ def _root(
 
 def _register() -> None:
     from ragcode.cli import (ablate_cmd, agent_cmd, cache_cmd, check_cmd, generate_cmd, index_cmd, mlbench_cmd,
-                             search_cmd)
+                             search_cmd, serve_cmd)
 
-    for module in (index_cmd, search_cmd, generate_cmd, check_cmd, ablate_cmd, cache_cmd):
+    for module in (index_cmd, search_cmd, generate_cmd, check_cmd, ablate_cmd, cache_cmd, serve_cmd):
         module.register(app)
     mlbench_cmd.register(mlbench_app)
     agent_cmd.register(app, mlbench_app)

@@ -1,0 +1,114 @@
+"""The server's tools in process (the SDK's in-memory ``Client`` on the built server): several
+indexes and the ``index`` argument, a call past its time limit, a tool that raises, and the
+refusals of ``open_served``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from agent_helpers import agent_config  # noqa: E402
+from index_helpers import make_repo  # noqa: E402
+from serve_helpers import serve_fixture, text  # noqa: E402
+
+from ragcode.errors import RagcodeError  # noqa: E402
+from ragcode.index.build import index_repo  # noqa: E402
+from ragcode.serve.served import open_served  # noqa: E402
+from ragcode.serve.server import build_server  # noqa: E402
+from ragcode.serve.tools import Catalogue  # noqa: E402
+
+
+def _two_indexes(tmp_path: Path) -> tuple[Catalogue, Path]:
+    _, gan_dir = serve_fixture(tmp_path)
+    cfg = agent_config(tmp_path)
+    demo = index_repo(make_repo(tmp_path / "demo"), cfg, name="demo", progress=False)
+    demo.close()
+    return Catalogue(open_served([str(gan_dir), str(demo.dir)], cfg)), gan_dir
+
+
+async def _calls(server, calls):  # noqa: ANN001
+    from mcp import Client
+
+    async with Client(server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        return tools, [await client.call_tool(name, args) for name, args in calls]
+
+
+def test_several_indexes_each_tool_takes_index_default_the_first(tmp_path: Path):
+    cat, _ = _two_indexes(tmp_path)
+    server = build_server(cat)
+    tools, (first, second, unknown, listing) = anyio.run(_calls, server, [
+        ("search", {"query": "discriminator leaky relu", "k": 1}),
+        ("search", {"query": "discriminator leaky relu", "k": 1, "index": "demo"}),
+        ("ls", {"index": "gan/../demo"}),
+        ("ls", {"index": "demo"}),
+    ])
+    for tool in tools.values():
+        assert tool.input_schema["properties"]["index"]["enum"] == ["gan", "demo"]
+        assert tool.input_schema["properties"]["index"]["default"] == "gan"
+    assert "notes.md" not in text(first) and not first.is_error  # the GAN repository has none
+    assert second.structured_content["hits"][0]["path"] == "notes.md"
+    assert unknown.is_error and text(unknown) == "unknown index 'gan/../demo'; served: gan, demo"
+    assert "logo.bin" in text(listing)
+
+
+def test_two_served_indexes_of_one_name_are_refused(tmp_path: Path):
+    _, gan_dir = serve_fixture(tmp_path)
+    with pytest.raises(RagcodeError, match="two served indexes are named 'gan'"):
+        open_served([str(gan_dir), str(gan_dir)], agent_config(tmp_path))
+
+
+def test_an_index_whose_repository_is_gone_is_refused(tmp_path: Path):
+    import shutil
+
+    repo, gan_dir = serve_fixture(tmp_path)
+    shutil.rmtree(repo)
+    with pytest.raises(RagcodeError, match="is not there"):
+        open_served([str(gan_dir)], agent_config(tmp_path))
+
+
+def test_a_call_past_its_time_limit_and_a_failing_tool_are_one_line_errors(tmp_path: Path, monkeypatch):
+    from ragcode.agent import tools as agent_tools
+
+    _, gan_dir = serve_fixture(tmp_path)
+    cat = Catalogue(open_served([str(gan_dir)], agent_config(tmp_path)))
+    server = build_server(cat, timeout_s=0.3)
+
+    def slow_ls(env, path):  # noqa: ANN001
+        time.sleep(2)
+        raise AssertionError("abandoned")
+
+    def broken_cli(env, script):  # noqa: ANN001
+        raise KeyError("a bug\nover two lines")
+
+    monkeypatch.setattr(agent_tools, "ls_tool", slow_ls)
+    monkeypatch.setattr(agent_tools, "cli_tool", broken_cli)
+    _, (slow, broken, fine) = anyio.run(_calls, server, [
+        ("ls", {}), ("cli", {"script": "README.md"}), ("open", {"path": "README.md", "end": 2})])
+    assert slow.is_error and text(slow) == "ls: no result within 0.3s; the call was abandoned"
+    assert broken.is_error and text(broken) == "cli failed: KeyError: 'a bug\\nover two lines'"
+    assert not fine.is_error and "README.md (lines 1-2" in text(fine)
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("8765", ("127.0.0.1", 8765)), (":0", ("127.0.0.1", 0)), ("127.0.0.1:8765", ("127.0.0.1", 8765)),
+    ("[::1]:9000", ("::1", 9000)), ("0.0.0.0:80", ("0.0.0.0", 80)),
+])
+def test_http_endpoints_are_read_with_a_loopback_default(value: str, expected: tuple):
+    from ragcode.serve.run import parse_http
+
+    assert parse_http(value) == expected
+
+
+@pytest.mark.parametrize("value", ["localhost:http", "127.0.0.1:-1", "127.0.0.1:70000", ""])
+def test_bad_http_endpoints_are_one_line_config_errors(value: str):
+    from ragcode.errors import ConfigError
+    from ragcode.serve.run import parse_http
+
+    with pytest.raises(ConfigError, match="HOST:PORT with a port from 0 to 65535"):
+        parse_http(value)
