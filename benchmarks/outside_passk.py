@@ -23,7 +23,6 @@ Prints a table and writes ``OUT/outside_passk.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -102,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     loaded = load_tasks(args.tasks)
     results = {mode: run_mode(args, loaded.tasks, mode) for mode in ("drawn", "checked")}
     rows = []
-    print(f"| policy | tasks | drawn pass@1 | checked pass@1 | checked vs drawn |\n| --- | ---: | ---: | ---: | ---: |")
+    print("| policy | tasks | drawn pass@1 | checked pass@1 | checked vs drawn |\n| --- | ---: | ---: | ---: | ---: |")
     for p in policies():
         d, c = results["drawn"], results["checked"]
         pair = paired(d["first"][p], c["first"][p])
