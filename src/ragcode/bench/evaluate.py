@@ -123,8 +123,9 @@ def verdict_key(policy: str, executed: bool, task: Task, output: str, config: Co
         "execution": config.to_dict()["execution"] if executed else None,
         "exec_timeout_s": config.bench.exec_timeout_s,
     }
-    if task.repo:  # a task that names its repository: the repository and pin, not a github_id
-        payload.update(repo=task.repo, repo_path=task.repo_path, commit=task.commit)
+    if task.repo:  # a task that names its repository: the repository and pin, not a github_id,
+        # and the reference (a policy may compare the answer with it)
+        payload.update(repo=task.repo, repo_path=task.repo_path, commit=task.commit, reference=task.output)
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
