@@ -117,6 +117,14 @@ def test_a_missing_repository_stops_run_with_one_line_naming_it(tmp_path):
     line = one_line_error(proc)
     assert "acme/gone" in line and "git clone https://github.com/acme/gone" in line and "abcdef1" in line
     assert not (tmp_path / "run").exists()  # stopped before the run folder was made
+    outputs = write_jsonl(tmp_path / "o.jsonl", [{"id": "x", "repo": "acme/gone", "output": ["python t.py "]}])
+    res = CliRunner().invoke(app, ["mlbench", "score", str(outputs), "--tasks", str(tasks), "--repos", str(repos),
+                                   "--policy", "static", "--json"])
+    assert res.exit_code == 2 and "acme/gone" in res.output and "Traceback" not in res.output
+    res = CliRunner().invoke(app, ["mlbench", "score", str(outputs), "--tasks", str(tasks), "--repos", str(repos),
+                                   "--policy", "mlbench-legacy", "--no-exec", "--json",
+                                   "--set", "bench.legacy_require_n=0", "--set", f"index.cache_dir={tmp_path / 'c'}"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["n"] == 1  # the text checks need no checkout
 
 
 def test_a_checkout_at_another_commit_is_refused_by_git_or_by_commits_txt(tmp_path):
