@@ -21,6 +21,10 @@ class RepoNotFoundError(RagcodeError):
     """The repository path does not exist or is not a directory."""
 
 
+class RepoCommitError(RagcodeError):
+    """A repository checkout is at another commit than the task pins."""
+
+
 class IndexStateError(RagcodeError):
     """An index is missing, corrupt, or was built with incompatible settings."""
 

@@ -99,7 +99,11 @@ class Context:
 
 @dataclass(frozen=True)
 class Task:
-    """One ML-Bench task record (original field names). ``arguments`` is already parsed."""
+    """One benchmark task: an ML-Bench record (original field names; ``arguments`` already
+    parsed), or a record of a task file that names its repository (``repo``: ``owner/name``, a
+    folder name under ``--repos`` or a folder path; ``commit``: the pin; ``params``: what the
+    reference sets; ``github_id`` 0). ``repo_path``: the folder a folder-path ``repo`` resolved
+    to when the task file was read."""
 
     id: int | str
     github_id: int
@@ -112,10 +116,15 @@ class Task:
     type: str = ""
     output: str = ""
     prefix_code: str = ""
+    repo: str = ""
+    commit: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    repo_path: str = ""
 
     @property
     def key(self) -> str:
-        return f"{self.github_id}:{self.id}"
+        """``github_id:id`` for an ML-Bench task, ``repo:id`` for one that names its repository."""
+        return f"{self.repo}:{self.id}" if self.repo else f"{self.github_id}:{self.id}"
 
 
 class FindingRecord(TypedDict):

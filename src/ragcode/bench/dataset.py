@@ -1,4 +1,5 @@
-"""Load ML-Bench tasks from a local JSONL / parquet file or the Hugging Face hub.
+"""Load ML-Bench tasks from a local JSONL / parquet file or the Hugging Face hub, and tasks of a
+local file whose records name their repository (``repo``, ``ragcode.bench.repo_tasks``).
 
 Each record is validated; ``arguments`` (a Python-dict string) is parsed with
 ``ast.literal_eval``. A malformed record is reported with its id and skipped, never fatal.
@@ -12,15 +13,19 @@ copy of it: ``load_tasks("dev")``, ``load_tasks("super-dainiu/ml-bench", split="
 
 from __future__ import annotations
 
-import ast
 import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ragcode.bench.records import as_int, check_id, parse_arguments
+from ragcode.bench.repo_tasks import is_repo_record, task_from_repo_record
 from ragcode.errors import RagcodeError, TaskFormatError
 from ragcode.types import Task
+
+__all__ = ["LoadedTasks", "as_int", "check_id", "load_tasks", "parse_arguments", "task_from_record",
+           "tasks_from_records"]
 
 log = logging.getLogger(__name__)
 
@@ -43,48 +48,17 @@ class LoadedTasks:
         return len(self.tasks)
 
 
-def parse_arguments(raw: Any) -> dict[str, Any]:
-    """ML-Bench stores ``arguments`` as a Python-dict string; parse it without ``eval``."""
-    if raw is None or raw == "":
-        return {}
-    if isinstance(raw, dict):
-        return dict(raw)
-    if not isinstance(raw, str):
-        raise TaskFormatError(f"arguments must be a dict string, got {type(raw).__name__}")
-    try:
-        value = ast.literal_eval(raw)
-    except (ValueError, SyntaxError) as exc:
-        raise TaskFormatError(f"arguments is not a Python dict literal: {exc}") from None
-    if not isinstance(value, dict):
-        raise TaskFormatError(f"arguments must be a dict, got {type(value).__name__}")
-    return value
-
-
-def as_int(value: Any, name: str) -> int:
-    """An integer field of an input record: an int or a string of one (``"3"``), or a float
-    without a fraction (parquet); ``TaskFormatError`` naming the field otherwise."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if not isinstance(value, bool) and isinstance(value, (int, str)):
-        try:
-            return int(value)
-        except ValueError:
-            pass
-    raise TaskFormatError(f"{name} {value!r} is not an integer")
-
-
-def check_id(value: Any) -> None:
-    """A record ``id`` is a string or an integer (ML-Bench: an integer)."""
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise TaskFormatError(f"id {value!r} is neither a string nor an integer")
-
-
-def task_from_record(rec: dict[str, Any]) -> Task:
+def task_from_record(rec: dict[str, Any], base: Path | None = None) -> Task:
+    """The ``Task`` of an ML-Bench record, or of a record that names its repository
+    (``ragcode.bench.repo_tasks``; a relative folder path resolved against ``base``)."""
     if not isinstance(rec, dict):
         raise TaskFormatError("record is not a JSON object")
+    if is_repo_record(rec):
+        return task_from_repo_record(rec, base)
     missing = [f for f in REQUIRED_FIELDS if rec.get(f) in (None, "")]
     if missing:
-        raise TaskFormatError(f"missing field(s): {', '.join(missing)}")
+        hint = " (or a repo naming the repository)" if "github_id" in missing else ""
+        raise TaskFormatError(f"missing field(s): {', '.join(missing)}{hint}")
     for name in TEXT_FIELDS:
         if rec.get(name) is not None and not isinstance(rec[name], str):
             raise TaskFormatError(f"{name} is a {type(rec[name]).__name__}, not a string")
@@ -109,11 +83,11 @@ def task_from_record(rec: dict[str, Any]) -> Task:
     )
 
 
-def tasks_from_records(records: Iterable[tuple[str, Any]]) -> LoadedTasks:
+def tasks_from_records(records: Iterable[tuple[str, Any]], base: Path | None = None) -> LoadedTasks:
     out = LoadedTasks(tasks=[])
     for where, rec in records:
         try:
-            out.tasks.append(task_from_record(rec))
+            out.tasks.append(task_from_record(rec, base))
         except TaskFormatError as exc:
             rid = rec.get("id", where) if isinstance(rec, dict) else where
             out.skipped.append((str(rid), str(exc)))
@@ -207,7 +181,7 @@ def load_tasks(source: str | Path, split: str = "full") -> LoadedTasks:
             records = _parquet_records(path)
         else:
             records = _jsonl_records(path)
-        loaded = tasks_from_records(records)
+        loaded = tasks_from_records(records, path.resolve().parent)
     elif "/" in str(source) and not str(source).endswith((".jsonl", ".json", ".parquet")):
         loaded = tasks_from_records(_hf_records(str(source), "full" if split == DEV_SPLIT else split))
     else:

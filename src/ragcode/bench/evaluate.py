@@ -1,8 +1,9 @@
 """Scoring a run directory or any ML-Bench-format outputs file under a named policy.
 
 Input: ``RUN/`` (reads ``RUN/samples.jsonl`` and ``RUN/run.json``) or a JSONL file of
-``{"id", "github_id", "output": [strings]}``. Records are matched to tasks by (id, github_id),
-as the official scorer does; a record whose (id, github_id) came before is left out (the first one
+``{"id", "github_id", "output": [strings]}`` (``{"id", "repo", "output"}`` for tasks that name
+their repository). Records are matched to tasks by (id, github_id), as the official scorer does,
+or by (id, repo); a record whose (id, github_id) came before is left out (the first one
 is scored) and a malformed one (not an object, a non-integer github_id, no output list) too, both
 counted in the report (``skipped``). Verdicts are cached by a hash of everything they depend on, so a
 killed scoring resumes and a re-score only runs what changed; infrastructure failures are not
@@ -22,7 +23,7 @@ from ragcode.bench.dataset import as_int, check_id
 from ragcode.bench.jsonl import append_line, read_lines
 from ragcode.bench.legacy import LEGACY_N
 from ragcode.bench.report import TaskScore, build_report, markdown_table
-from ragcode.bench.repos import repo_folder
+from ragcode.bench.repos import is_slug, repo_dir_for, require_task_repos
 from ragcode.bench.runfolder import finished, hold_folder
 from ragcode.bench.scoring import ScoreContext, executor_for, load_scorer
 from ragcode.fileio import write_atomic
@@ -62,20 +63,31 @@ def load_outputs(source: str | Path) -> tuple[list[dict[str, Any]], dict[str, An
     return records, meta
 
 
-Keyed = tuple[tuple[str, int], list[str]]  # ((id, github_id), outputs)
+Keyed = tuple[tuple[str, str], list[str]]  # ((id, github_id or repo), outputs)
+
+
+def task_match_key(task: Task) -> tuple[str, str]:
+    """What an outputs record is matched on: (id, repo) or, for ML-Bench, (id, github_id)."""
+    return str(task.id), task.repo or str(int(task.github_id))
 
 
 def output_record(rec: dict[str, Any]) -> Keyed:
-    """The (id, github_id) key and the outputs of one outputs record; ``TaskFormatError`` when
-    a field is missing or of the wrong type."""
+    """The (id, github_id or repo) key and the outputs of one outputs record;
+    ``TaskFormatError`` when a field is missing or of the wrong type."""
     if rec.get("id") in (None, ""):
         raise TaskFormatError("no id")
     check_id(rec["id"])
-    github_id = as_int(rec.get("github_id"), "github_id")
+    repo = rec.get("repo")
+    if repo is not None and "github_id" not in rec:
+        if not isinstance(repo, str) or not repo:
+            raise TaskFormatError("repo is not a non-empty string")
+        where = repo.rstrip("/")
+    else:
+        where = str(as_int(rec.get("github_id"), "github_id"))
     outputs = rec.get("output")
     if not isinstance(outputs, list):
         raise TaskFormatError("output is not a list")
-    return (str(rec["id"]), github_id), [str(o) for o in outputs]
+    return (str(rec["id"]), where), [str(o) for o in outputs]
 
 
 def screen_records(records: list[dict[str, Any]]) -> tuple[list[Keyed], list[str], list[str]]:
@@ -84,7 +96,7 @@ def screen_records(records: list[dict[str, Any]]) -> tuple[list[Keyed], list[str
     valid: list[Keyed] = []
     malformed: list[str] = []
     duplicates: list[str] = []
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, str]] = set()
     for i, rec in enumerate(records, 1):
         try:
             key, outputs = output_record(rec)
@@ -104,13 +116,16 @@ VERDICT_VERSION = 3
 
 
 def verdict_key(policy: str, executed: bool, task: Task, output: str, config: Config) -> str:
-    payload = {
+    payload: dict[str, Any] = {
         "version": VERDICT_VERSION, "policy": policy, "executed": executed, "github_id": task.github_id, "path": task.path,
         "arguments": repr(sorted(task.arguments.items(), key=lambda kv: str(kv[0]))), "type": task.type,
         "output": output,
         "execution": config.to_dict()["execution"] if executed else None,
         "exec_timeout_s": config.bench.exec_timeout_s,
     }
+    if task.repo:  # a task that names its repository: the repository and pin, not a github_id,
+        # and the reference (a policy may compare the answer with it)
+        payload.update(repo=task.repo, repo_path=task.repo_path, commit=task.commit, reference=task.output)
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -135,7 +150,7 @@ def score_outputs(
     scorer = load_scorer(policy)
     executor = executor_for(scorer, config, execute)
     ctx = ScoreContext(repos_dir=Path(repos_dir), config=config, executor=executor)
-    by_key: dict[tuple[str, int], Task] = {(str(t.id), int(t.github_id)): t for t in tasks}
+    by_key: dict[tuple[str, str], Task] = {task_match_key(t): t for t in tasks}
 
     cache: dict[str, dict[str, Any]] = {}
     if cache_path is not None:
@@ -147,10 +162,10 @@ def score_outputs(
     malformed = list(meta.pop("malformed", [])) + malformed
     matched: list[tuple[Task, list[str]]] = []
     unmatched, dropped = [], []
-    for (rid, github_id), outputs in valid:
-        task = by_key.get((rid, github_id))
+    for (rid, where), outputs in valid:
+        task = by_key.get((rid, where))
         if task is None:
-            unmatched.append(f"{github_id}:{rid}")
+            unmatched.append(f"{where}:{rid}")
             continue
         need = config.bench.legacy_require_n if policy == "mlbench-legacy" else 0
         if need and len(outputs) != need:
@@ -159,6 +174,8 @@ def score_outputs(
         matched.append((task, outputs))
     seen = {t.key for t, _ in matched} | set(dropped)
     missing = [t.key for t in tasks if t.key not in seen]
+    if executor is not None or not scorer.executes:  # the policy reads or runs the repositories
+        require_task_repos([t for t, _ in matched], repos_dir, f"--policy {policy}")
 
     scored: list[TaskScore] = []
     total = sum(len(o) for _, o in matched)
@@ -176,7 +193,7 @@ def score_outputs(
                                       verdict_key, (load_scorer, executor_for, ScoreContext),
                                       (lambda k: bar[0].advance(bar[1], k)) if bar is not None else None)
         for task, outputs in matched:
-            ts = TaskScore(key=task.key, id=task.id, github_id=task.github_id, repo=repo_folder(task.github_id))
+            ts = TaskScore(key=task.key, id=task.id, github_id=task.github_id, repo=_repo_label(task, repos_dir))
             for i, output in enumerate(outputs):
                 key = verdict_key(policy, executor is not None, task, output, config)
                 if key in cache:
@@ -197,7 +214,7 @@ def score_outputs(
         if bar is not None:
             bar[0].stop()
 
-    by_repo = isolation_by_repo(executor, {repo_folder(t.github_id) for t, _ in matched})
+    by_repo = isolation_by_repo(executor, {repo_dir_for(t, repos_dir)[1] for t, _ in matched})
     info = {"policy": policy, "executed": executor is not None,
             "isolation": (one_isolation(by_repo) if by_repo else executor.isolation()) if executor is not None
             else "not executed",
@@ -239,6 +256,11 @@ def one_isolation(by_repo: dict[str, str]) -> str:
     if len(labels) == 1:
         return next(iter(labels))
     return "; ".join(f"{', '.join(folders)}: {label}" for label, folders in labels.items())
+
+
+def _repo_label(task: Task, repos_dir: str | Path) -> str:
+    """A task's repository in reports: ``owner/name`` as the task names it, else the folder's name."""
+    return task.repo if is_slug(task.repo) else repo_dir_for(task, repos_dir)[1]
 
 
 def _progress(enabled: bool, total: int, policy: str):

@@ -1,16 +1,29 @@
 """The 14 ML-Bench repositories (folder names, GitHub slugs, pinned commits, by github_id), and
-the one place that finds a task's repository folder and working directory under ``--repos``."""
+the one place that finds a task's repository folder and working directory under ``--repos``.
+
+A task that names its repository (``Task.repo``, see ``ragcode.bench.repo_tasks``) is found
+without any ML-Bench table: ``owner/name`` at ``ROOT/owner+name`` or ``ROOT/name``, a bare name at
+``ROOT/name``, a folder path where it points. ``require_task_repo`` also checks the checkout's
+commit against the task's pin (``checkout_commit``).
+"""
 
 from __future__ import annotations
 
+import logging
+import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragcode.errors import RepoNotFoundError, TaskFormatError
+from ragcode.errors import RepoCommitError, RepoNotFoundError, TaskFormatError
 
 if TYPE_CHECKING:
     from ragcode.types import Task
+
+log = logging.getLogger(__name__)
+SLUG = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+COMMITS_FILE = "commits.txt"  # under --repos: "<folder> <commit>" lines, for checkouts without .git
 
 
 @dataclass(frozen=True)
@@ -65,12 +78,100 @@ def repo_folder(github_id: int) -> str:
         return str(github_id)
 
 
+def is_slug(repo: str) -> bool:
+    """Whether a task's ``repo`` is a GitHub ``owner/name`` (else a folder name or path)."""
+    return bool(SLUG.fullmatch(repo)) and not repo.startswith(".")
+
+
+def is_folder_path(repo: str) -> bool:
+    """Whether a task's ``repo`` is a folder path (absolute, ``./``, ``../``, ``~`` or several
+    parts) rather than a name under ``--repos``."""
+    return "/" in repo and not is_slug(repo) or repo.startswith(("~", "."))
+
+
+def named_repo_dir(repo: str, repos_dir: str | Path) -> Path:
+    """The folder of ``owner/name`` (``ROOT/owner+name`` when it exists, else ``ROOT/name``) or
+    of a bare name under ``repos_dir``; it need not exist."""
+    root = Path(repos_dir)
+    if is_slug(repo):
+        owner, name = repo.split("/")
+        both = root / f"{owner}+{name}"
+        return both if both.is_dir() else root / name
+    return root / repo
+
+
 def repo_dir_for(task: Task | int, repos_dir: str | Path) -> tuple[Path, str]:
     """(folder path, folder name) of a task's (or a github_id's) repository under ``repos_dir``;
-    the folder need not exist (see ``require_repo_dir``)."""
+    the folder need not exist (see ``require_repo_dir`` / ``require_task_repo``)."""
+    if not isinstance(task, int) and task.repo:
+        path = Path(task.repo_path) if task.repo_path else named_repo_dir(task.repo, repos_dir)
+        return path, path.name
     github_id = task if isinstance(task, int) else task.github_id
     folder = repo_folder(github_id)
     return Path(repos_dir) / folder, folder
+
+
+def checkout_commit(repo_dir: Path, repos_dir: Path | None = None, names: tuple[str, ...] = ()) -> str:
+    """The commit a checkout is at: ``git rev-parse HEAD`` in a git checkout, else its line in
+    ``repos_dir/commits.txt`` (``<name> <commit>``, the name the folder's or one of ``names``,
+    e.g. ``owner+name``); '' when neither tells."""
+    if (repo_dir / ".git").exists():
+        try:
+            proc = subprocess.run(["git", "-C", str(repo_dir), "rev-parse", "HEAD"], capture_output=True,
+                                  text=True, timeout=30)
+            return proc.stdout.strip() if proc.returncode == 0 else ""
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+    manifest = (repos_dir or repo_dir.parent) / COMMITS_FILE
+    if manifest.is_file():
+        for line in manifest.read_text(encoding="utf-8", errors="replace").splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[0] in (repo_dir.name, *names):
+                return parts[1]
+    return ""
+
+
+def _how_to_get(task: Task, path: Path) -> str:
+    if is_slug(task.repo):
+        pin = f" && git -C {path} checkout {task.commit}" if task.commit else ""
+        return f"get it with: git clone https://github.com/{task.repo} {path}{pin}"
+    return "place the repository's checkout there"
+
+
+def require_task_repo(task: Task, repos_dir: str | Path, needed_by: str = "") -> Path:
+    """The existing folder of ``task``'s repository, its commit checked against ``task.commit``
+    when the checkout tells one. ``RepoNotFoundError`` (saying how to get it) when the folder is
+    missing, ``RepoCommitError`` when the checkout is at another commit. An ML-Bench task goes
+    through ``require_repo_dir``."""
+    if not task.repo:
+        return require_repo_dir(task.github_id, repos_dir, needed_by)
+    path, _folder = repo_dir_for(task, repos_dir)
+    why = f", needed by {needed_by}" if needed_by else ""
+    if not path.is_dir():
+        where = path if task.repo_path or not is_slug(task.repo) else (
+            f"{Path(repos_dir) / task.repo.replace('/', '+')} nor {path}")
+        raise RepoNotFoundError(f"repository {task.repo} (task {task.id}{why}) not found: no folder "
+                                f"{where}; {_how_to_get(task, path)}")
+    if task.commit:
+        at = checkout_commit(path.absolute(), None if task.repo_path else Path(repos_dir).resolve(),
+                             (task.repo.replace("/", "+"),))
+        if at and not (at.startswith(task.commit) or task.commit.startswith(at)):
+            raise RepoCommitError(f"repository {task.repo} at {path} is at commit {at[:12]}, but task "
+                                  f"{task.id} pins {task.commit[:12]}; run: git -C {path} checkout {task.commit}")
+        if not at:
+            log.info("%s: no .git and no %s line; commit %s not checked", path, COMMITS_FILE, task.commit[:12])
+    return path
+
+
+def require_task_repos(tasks: list[Task], repos_dir: str | Path, needed_by: str = "") -> None:
+    """``require_task_repo`` for every task that names its repository, once per repository, so a
+    missing or mis-pinned checkout stops a run before it starts (ML-Bench tasks are left alone)."""
+    seen: set[tuple[str, str, str]] = set()
+    for task in tasks:
+        ident = (task.repo, task.repo_path, task.commit)
+        if task.repo and ident not in seen:
+            seen.add(ident)
+            require_task_repo(task, repos_dir, needed_by)
 
 
 def require_repo_dir(github_id: int, repos_dir: str | Path, needed_by: str = "") -> Path:

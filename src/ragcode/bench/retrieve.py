@@ -1,8 +1,8 @@
 """``ragcode mlbench retrieve``: contexts for ML-Bench tasks, measured against their oracles.
 
 For every task: open (or build, on first use) the index of its repository, build the context
-from the instruction alone, and write ``{"github_id", "id", "context", "chunks"}`` as one JSONL
-line. The run also builds the paper-style BM25 context at the same budget and scores both with
+from the instruction alone, and write ``{"github_id", "id", "context", "chunks"}`` (``"repo"`` in
+place of ``"github_id"`` for a task that names its repository) as one JSONL line. The run also builds the paper-style BM25 context at the same budget and scores both with
 the oracle measure (``bench/oracle_measure.py``), per repository and overall. Tasks already in the
 output file are not retrieved again (their stored context is re-scored), so a killed run resumes.
 The settings that shape a context are recorded beside the output (``OUT.config.json``); resuming
@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 
 from ragcode.bench.dataset import load_tasks
 from ragcode.bench.oracle_measure import OracleScore, RepoOracle, Summary, summarize
-from ragcode.bench.repos import repo_folder, require_repo_dir
+from ragcode.bench.repos import repo_dir_for, require_task_repo
 from ragcode.bench.runfolder import check_or_record, finished, hold_file
 from ragcode.config import Config
 from ragcode.fileio import write_atomic, write_json_atomic
@@ -87,9 +87,10 @@ class RetrieveReport:
 
 
 def _done(out: Path) -> dict[str, dict[str, Any]]:
-    """Records already written (key ``github_id:id``); a torn last line is dropped."""
-    return {f"{rec['github_id']}:{rec['id']}": rec for rec in finished(out)
-            if "github_id" in rec and "id" in rec and isinstance(rec.get("context"), str)}
+    """Records already written (key ``github_id:id`` or ``repo:id``, as ``Task.key``); a torn
+    last line is dropped."""
+    return {f"{rec.get('repo') or rec['github_id']}:{rec['id']}": rec for rec in finished(out)
+            if ("github_id" in rec or rec.get("repo")) and "id" in rec and isinstance(rec.get("context"), str)}
 
 
 def _rewrite_valid(out: Path, records: Iterable[dict[str, Any]]) -> None:
@@ -163,17 +164,18 @@ def _retrieve_locked(tasks_file: str | Path, repos_dir: Path, out: Path, config:
     _rewrite_valid(out, done.values()) if done else None
     report = RetrieveReport(out=str(out), budget=budget, config_hash=config.hash())
 
-    by_repo: dict[int, list[Task]] = defaultdict(list)
+    by_repo: dict[tuple[int, str, str], list[Task]] = defaultdict(list)
     for t in tasks:
-        by_repo[t.github_id].append(t)
+        by_repo[(t.github_id, t.repo, t.repo_path)].append(t)
     with out.open("a", encoding="utf-8") as fh:
-        for github_id in sorted(by_repo):
-            repo_path = require_repo_dir(github_id, repos_dir)
-            folder = repo_folder(github_id)
+        for group in sorted(by_repo):
+            first = by_repo[group][0]
+            repo_path = require_task_repo(first, repos_dir)
+            folder = repo_dir_for(first, repos_dir)[1]
             oracle = RepoOracle(f.text for f in walk_repo(repo_path, config.chunking.walk).files)
             baseline = PaperBM25.from_repo(repo_path)
             index = None
-            for task in by_repo[github_id]:
+            for task in by_repo[group]:
                 rec = done.get(task.key)
                 seconds = None
                 if rec is None:
@@ -184,8 +186,8 @@ def _retrieve_locked(tasks_file: str | Path, repos_dir: Path, out: Path, config:
                     t0 = time.perf_counter()
                     ctx = retrieve_context(index, task.instruction, config)
                     seconds = time.perf_counter() - t0
-                    rec = {"github_id": task.github_id, "id": task.id, "context": ctx.text,
-                           "chunks": list(ctx.chunk_ids)}
+                    where = {"repo": task.repo} if task.repo else {"github_id": task.github_id}
+                    rec = {**where, "id": task.id, "context": ctx.text, "chunks": list(ctx.chunk_ids)}
                     fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                     fh.flush()
                 base_ctx = baseline.context(task.instruction, budget)

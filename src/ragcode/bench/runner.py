@@ -5,8 +5,12 @@
   provenance (ragcode version, git commit, environment: ``ragcode.provenance``);
 - ``samples.jsonl``: one line per finished task (candidates with their metadata, the context's
   size and chunk ids), appended atomically (write + flush + fsync);
-- ``outputs.jsonl``: the same answers in ML-Bench's own format ``{"id", "github_id", "output"}``,
-  rewritten from ``samples.jsonl`` on every start so the two never disagree.
+- ``outputs.jsonl``: the same answers in ML-Bench's own format ``{"id", "github_id", "output"}``
+  (``{"id", "repo", "output"}`` for a task that names its repository), rewritten from
+  ``samples.jsonl`` on every start so the two never disagree.
+
+The repositories of tasks that name theirs are checked before anything is written
+(``repos.require_task_repos``): a missing or mis-pinned checkout stops the run at once.
 
 A restart with the same config does only the tasks missing from ``samples.jsonl`` (a torn last
 line from a kill is cut off first); a different config is refused with ``RunConfigMismatchError``.
@@ -106,8 +110,9 @@ def default_generate_fn(config: Config, llm: Any = None, repos_dir: str | Path |
 def _sample_record(task: Task, setting: str, context: Context | None, cands: list[Candidate],
                    seconds: float) -> dict[str, Any]:
     ctx_text = context.text if context is not None else ""
+    where = {"repo": task.repo} if task.repo else {"github_id": task.github_id}
     return {
-        "id": task.id, "github_id": task.github_id, "key": task.key, "setting": setting,
+        "id": task.id, **where, "key": task.key, "setting": setting,
         "output": [c.code for c in cands],
         "candidates": [{"text": c.text, "code": c.code, "answer_type": c.answer_type,
                         "sample_index": c.sample_index, "metadata": c.metadata} for c in cands],
@@ -118,7 +123,8 @@ def _sample_record(task: Task, setting: str, context: Context | None, cands: lis
 
 
 def _outputs_line(rec: dict[str, Any]) -> dict[str, Any]:
-    return {"id": rec["id"], "github_id": rec["github_id"], "output": rec["output"]}
+    where = {"repo": rec["repo"]} if rec.get("repo") else {"github_id": rec["github_id"]}
+    return {"id": rec["id"], **where, "output": rec["output"]}
 
 
 def run_bench(
@@ -133,12 +139,27 @@ def run_bench(
 ) -> RunSummary:
     """Generate ``config.generation.n`` answers for each task not yet in ``out``, on
     ``scale.workers`` workers or Ray (``ragcode.scale``); this process alone writes ``out``."""
+    from ragcode.bench.repos import require_task_repos
+
+    todo = _selected(tasks, limit)
+    require_task_repos(todo, repos_dir, "mlbench run")
     with hold_folder(out) as out:
-        return _run_locked(tasks, repos_dir, out, config, limit, generate_fn, on_task, on_start)
+        return _run_locked(todo, repos_dir, out, config, generate_fn, on_task, on_start)
 
 
-def _run_locked(tasks: list[Task], repos_dir: str | Path, out: Path, config: Config,
-                limit: int | None, generate_fn: GenerateFn | None,
+def _selected(tasks: list[Task], limit: int | None) -> list[Task]:
+    """The tasks to do: each key once (the first), the first ``limit`` of them."""
+    todo: list[Task] = []
+    seen: set[str] = set()
+    for t in tasks:
+        if t.key not in seen:
+            seen.add(t.key)
+            todo.append(t)
+    return todo if limit is None else todo[:limit]
+
+
+def _run_locked(todo: list[Task], repos_dir: str | Path, out: Path, config: Config,
+                generate_fn: GenerateFn | None,
                 on_task: Callable[[str], None] | None,
                 on_start: Callable[[RunSummary], None] | None = None) -> RunSummary:
     _check_or_write_run_json(out, config)
@@ -147,14 +168,6 @@ def _run_locked(tasks: list[Task], repos_dir: str | Path, out: Path, config: Con
     done = {r.get("key") for r in records}
     write_atomic(outputs_path, "".join(json.dumps(_outputs_line(r), ensure_ascii=False) + "\n"
                                        for r in records if "output" in r))
-    todo: list[Task] = []
-    seen: set[str] = set()
-    for t in tasks:
-        if t.key not in seen:
-            seen.add(t.key)
-            todo.append(t)
-    if limit is not None:
-        todo = todo[:limit]
     summary = RunSummary(out=str(out), total=len(todo), done_before=sum(1 for t in todo if t.key in done))
     pending = [t for t in todo if t.key not in done]
     if not pending:

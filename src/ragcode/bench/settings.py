@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragcode.bench.repos import repo_folder, require_repo_dir, task_dir
+from ragcode.bench.repos import repo_dir_for, require_task_repo, task_dir
 from ragcode.config import Config
 from ragcode.errors import RagcodeError
 from ragcode.types import Context, Task
@@ -44,8 +44,8 @@ class ContextBuilder:
         self._state: dict[str, Any] = {}
 
     def _repo(self, task: Task) -> tuple[Path, str]:
-        repo_dir = require_repo_dir(task.github_id, self.repos_dir, f"setting {self.setting!r}")
-        return repo_dir, repo_folder(task.github_id)
+        repo_dir = require_task_repo(task, self.repos_dir, f"setting {self.setting!r}")
+        return repo_dir, repo_dir_for(task, self.repos_dir)[1]
 
     def build(self, task: Task) -> Context | None:
         s = self.setting
@@ -63,7 +63,7 @@ class ContextBuilder:
         if s == "bm25":
             from ragcode.bench.paper_bm25 import PaperBM25
 
-            key = f"bm25:{folder}"
+            key = f"bm25:{repo_dir}"
             if key not in self._state:
                 self._state[key] = PaperBM25.from_repo(repo_dir)
             budget = self.config.context.budget
@@ -73,7 +73,7 @@ class ContextBuilder:
         from ragcode.bench.retrieve import open_repo_index
         from ragcode.retrieval.search import retrieve_context
 
-        key = f"index:{folder}"
+        key = f"index:{repo_dir}"
         if key not in self._state:
             self._state[key] = open_repo_index(repo_dir, folder, Path(self.config.index.root), self.config)
         return retrieve_context(self._state[key], task.instruction, self.config)

@@ -97,7 +97,8 @@ RayOption = typer.Option(None, "--ray", help="Run on Ray: local, auto or ray://h
 SetOption = typer.Option(None, "--set", help="Override a config field: section.field=value (repeatable).")
 TasksOption = typer.Option(
     ..., "--tasks", help="ML-Bench tasks: a .jsonl/.parquet file, a hub id (super-dainiu/ml-bench), "
-    "or 'dev' (the shipped dev split, from the hub).")
+    "or 'dev' (the shipped dev split, from the hub); or a .jsonl of your own tasks whose records name "
+    "their repository (docs/mlbench.md, 'Your own task set').")
 SplitOption = typer.Option(
     "full", "--split", help="full | quarter (hub splits) | dev (the shipped dev keys, from the hub "
     "or from a local copy of the full split).")

@@ -69,7 +69,8 @@ def run(
     set_: list[str] | None = common.SetOption,
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
-    """Generate answers for ML-Bench tasks into RUN/ (samples.jsonl, outputs.jsonl, run.json)."""
+    """Generate answers for ML-Bench tasks, or a task file whose records name their repository,
+    into RUN/ (samples.jsonl, outputs.jsonl, run.json)."""
     from ragcode.bench.dataset import load_tasks
     from ragcode.bench.runner import run_bench
     from ragcode.scale.progress import TaskProgress

@@ -1,0 +1,120 @@
+"""pass@1 on a task file whose records name their repository: the greedy answer as drawn vs the
+checked answer, under the legacy text check, the static policy and (when registered) the parsed one.
+
+Two runs of ``ragcode mlbench run``'s harness (``ragcode.bench.runner.run_bench``) on the same
+tasks, context setting and model:
+
+- **drawn**: one greedy sample per task, no checks (``generation.check=[]``, ``-n 1``);
+- **checked**: ``-n`` samples with the default checks, checked selection and fixes; its first
+  answer is the one scored at pass@1.
+
+Each run is scored without executing anything (``execute=False``): ``mlbench-legacy`` is then
+ML-Bench's two text checks (every ``arguments`` value in the answer, the answer type),
+``static`` adds checks that need no environment, ``parsed`` asks the repository's own parser.
+Runs resume (rerun the same command after a kill); verdicts are cached in the run folders.
+
+    python benchmarks/outside_passk.py --tasks benchmarks/data/outside/tasks.jsonl --repos OUT/ \\
+        --out runs/outside/ [--llm llamacpp --model qwen2.5-coder-1.5b] [-n 5] [--limit N] \\
+        [--setting ragcode] [--set key=value ...]
+
+Prints a table and writes ``OUT/outside_passk.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+BASE_POLICIES = ("mlbench-legacy", "static")
+
+
+def policies() -> list[str]:
+    from ragcode.bench.scoring import SCORERS
+
+    names = list(BASE_POLICIES)
+    if "parsed" in SCORERS.names():
+        names.append("parsed")
+    return names
+
+
+def mode_config(args: argparse.Namespace, mode: str) -> Any:
+    from ragcode.config import load_config
+
+    overrides = [f"generation.llm.backend={args.llm}", f"bench.setting={args.setting}",
+                 "bench.legacy_require_n=0", f"index.root={Path(args.out) / 'indexes'}"]
+    if args.model:
+        overrides.append(f"generation.llm.model={args.model}")
+    if mode == "drawn":
+        overrides += ["generation.n=1", "generation.check=[]"]
+    else:
+        overrides.append(f"generation.n={args.n}")
+    return load_config(args.config, overrides=[*overrides, *args.set])
+
+
+def run_mode(args: argparse.Namespace, tasks: list[Any], mode: str) -> dict[str, Any]:
+    from ragcode.bench.evaluate import score
+    from ragcode.bench.runner import run_bench
+
+    config = mode_config(args, mode)
+    out = Path(args.out) / mode
+    start = time.perf_counter()
+    summary = run_bench(tasks, args.repos, out, config, limit=args.limit)
+    gen_s = time.perf_counter() - start
+    reports = {p: score(out, tasks, args.repos, p, config, execute=False) for p in policies()}
+    first = {p: {t["key"]: bool(t["passes"] and t["passes"][0]) for t in r["tasks"]} for p, r in reports.items()}
+    return {"run": str(out), "generated": summary.generated, "tasks": summary.total,
+            "generation_seconds": round(gen_s, 1),
+            "pass@1": {p: r["pass@1"] for p, r in reports.items()}, "first": first}
+
+
+def paired(drawn: dict[str, bool], checked: dict[str, bool]) -> dict[str, int]:
+    keys = drawn.keys() & checked.keys()
+    return {"gained": sum(checked[k] and not drawn[k] for k in keys),
+            "lost": sum(drawn[k] and not checked[k] for k in keys)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", required=True, help="A JSONL task file (records that name their repository).")
+    ap.add_argument("--repos", required=True, help="Folder with the checkouts (ROOT/name or ROOT/owner+name).")
+    ap.add_argument("--out", required=True, help="Folder for the two runs, the indexes and the JSON.")
+    ap.add_argument("--llm", default="llamacpp")
+    ap.add_argument("--model", default="qwen2.5-coder-1.5b")
+    ap.add_argument("-n", type=int, default=5, help="Samples of the checked run.")
+    ap.add_argument("--limit", type=int, default=None, help="Only the first N tasks.")
+    ap.add_argument("--setting", default="ragcode")
+    ap.add_argument("--config", default=None)
+    ap.add_argument("--set", action="append", default=[], help="A config override, key=value.")
+    args = ap.parse_args(argv)
+
+    from ragcode.bench.dataset import load_tasks
+    from ragcode.fileio import write_json_atomic
+    from ragcode.provenance import provenance
+
+    loaded = load_tasks(args.tasks)
+    results = {mode: run_mode(args, loaded.tasks, mode) for mode in ("drawn", "checked")}
+    rows = []
+    print("| policy | tasks | drawn pass@1 | checked pass@1 | checked vs drawn |\n| --- | ---: | ---: | ---: | ---: |")
+    for p in policies():
+        d, c = results["drawn"], results["checked"]
+        pair = paired(d["first"][p], c["first"][p])
+        rows.append({"policy": p, "drawn": d["pass@1"][p], "checked": c["pass@1"][p], **pair})
+        print(f"| {p} | {c['tasks']} | {d['pass@1'][p]:.3f} | {c['pass@1'][p]:.3f} | +{pair['gained']}/-{pair['lost']} |")
+    for mode, r in results.items():
+        print(f"{mode}: {r['generated']} task(s) generated in {r['generation_seconds']} s ({r['run']})")
+    report = {"tasks_file": args.tasks, "skipped_records": len(loaded.skipped), "llm": args.llm,
+              "model": args.model, "n": args.n, "setting": args.setting, "limit": args.limit,
+              "rows": rows, "runs": results, **provenance()}
+    write_json_atomic(Path(args.out) / "outside_passk.json", report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
