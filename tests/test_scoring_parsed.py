@@ -58,3 +58,20 @@ def test_the_instructions_value_wins_over_a_reference_that_disagrees(tmp_path: P
     other = _score(tmp_path, "python train.py --lr 0.001 --model-type vit_l --epochs 3",
                    reference="python train.py --lr 0.001 --model-type vit_l --epochs 5")
     assert not other.passed  # the instruction names no epochs: the reference's 5 stands
+
+
+def test_a_python_m_reference_is_read_as_a_shell_command_and_passes_its_own_policy(tmp_path: Path) -> None:
+    """``python -m pkg ...`` names no ``.py``: read by ML-Bench's text rule it was run as Python
+    code, its parse was never accepted, and right answers fell back to the text checks."""
+    repos = tmp_path / "repos"
+    write(repos / "9999", {"pkg/__init__.py": "", "pkg/__main__.py": ARGPARSE})
+    reference = "python -m pkg --lr 0.001 --model-type vit_l"
+    task = Task(id=1, github_id=9999, instruction="run pkg on vit_l with lr 0.001", type="Bash Script",
+                output=reference, arguments={"lr": "0.001"})
+    config = Config()
+    config.index.cache_dir = str(tmp_path / "cache")
+    scorer, ctx = load_scorer("parsed"), ScoreContext(repos, config)
+    right = scorer.score_sample(task, "python -m pkg --model-type=vit_l --lr 1e-3", 0, ctx)
+    assert right.passed and "text checks only" not in right.detail
+    wrong = scorer.score_sample(task, "python -m pkg --model-type vit_b --lr 1e-3", 0, ctx)
+    assert not wrong.passed and wrong.checks["values"] is False

@@ -2,7 +2,8 @@
 repository's own parser gives every parameter the reference sets the same value.
 
 Both the reference (``Task.output``) and the answer go through the parse-only dry run
-(``ragcode.dryrun``). Checks: ``type`` (ML-Bench's answer-type rule), ``entry`` (the same script,
+(``ragcode.dryrun``), each read as generation reads answers (``parse_answer``: fences dropped,
+bash or Python). Checks: ``type`` (the answer is of the reference's kind), ``entry`` (the same script,
 module or repository callables as the reference), ``values`` (each parameter the reference sets,
 in the answer's parse, holds the reference's value: same text, or the same number; or a value
 the instruction names where the reference's is one it does not: the task's words win over a
@@ -113,12 +114,23 @@ class ParsedScorer:
         interp = ctx.config.execution.envs.get(folder) or ctx.config.execution.python
         check_ctx = CheckContext(Path(repo_dir), task.path or ".", task.instruction, interp)
         runner = self._runner_for(ctx.config)
-        reference = dry_run(task.output, legacy.run_mode(task.output), check_ctx, runner)
+        ref_code, ref_kind = _code_and_kind(task.output)
+        reference = dry_run(ref_code, ref_kind, check_ctx, runner)
         if not reference or any(r.status != "accepted" for r in reference):
             checks = {"arguments": legacy.arguments_ok(output, task.arguments), "type": type_ok}
             return Verdict(task.key, index, self.name, all(checks.values()), checks,
                            detail="the reference's parse was not accepted: text checks only")
-        answer = dry_run(output, legacy.run_mode(output), check_ctx, runner)
+        code, kind = _code_and_kind(output)
+        answer = dry_run(code, kind, check_ctx, runner)
         checks, detail = compare(reference, answer, task.instruction)
-        checks = {"type": type_ok, **checks}
+        checks = {"type": kind == ref_kind, **checks}
         return Verdict(task.key, index, self.name, all(checks.values()), checks, detail=detail)
+
+
+def _code_and_kind(text: str) -> tuple[str, str]:
+    """An answer's code and kind as generation reads them (``python -m whisper x.mp3`` is a shell
+    command although it names no ``.py``: ML-Bench's text rule would run it as Python)."""
+    from ragcode.generation.parse import parse_answer
+
+    parsed = parse_answer(text)
+    return parsed.code, parsed.answer_type
