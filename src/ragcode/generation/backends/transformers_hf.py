@@ -15,7 +15,7 @@ one greedy answer is computed and repeated ``n`` times.
 is one (bfloat16 there), else the CPU in float32; ``int8`` (CPU only) replaces the linear layers
 by int8 ones (per-channel weights, dynamic activations): about 2x faster decoding on a CPU,
 answers a little different from float32's. CPU threads: ``n_threads``, else half the logical
-CPUs, as llama.cpp. Figures: docs/scale.md.
+CPUs, as llama.cpp. Figures: docs/results.md.
 """
 
 from __future__ import annotations
