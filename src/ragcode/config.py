@@ -59,6 +59,12 @@ class CodeChunkConfig(_Section):
     header: bool = True
 
 
+class ApiChunkConfig(_Section):
+    enabled: bool = True  # an ``api`` chunk per Python module with public callables
+    max_chars: Positive = 2000  # a longer listing is split between definitions
+    link: bool = True  # link README passages and examples to the api chunks they use
+
+
 class CliChunkConfig(_Section):
     enabled: bool = True
     link_readme_commands: bool = True
@@ -78,6 +84,7 @@ class ChunkingConfig(_Section):
     markdown: MarkdownChunkConfig = Field(default_factory=MarkdownChunkConfig)
     code: CodeChunkConfig = Field(default_factory=CodeChunkConfig)
     cli: CliChunkConfig = Field(default_factory=CliChunkConfig)
+    api: ApiChunkConfig = Field(default_factory=ApiChunkConfig)
     text: TextChunkConfig = Field(default_factory=TextChunkConfig)
     # file kind -> chunker name in ragcode.chunking.registry (e.g. markdown: llamaindex-markdown)
     chunkers: dict[str, str] = Field(default_factory=lambda: {
@@ -129,8 +136,15 @@ class RetrievalConfig(_Section):
     # prior by chunk kind, multiplied into fused scores (missing kinds: 1.0); documentation
     # tells how to run things, so it leads by default
     kind_weights: Weights = Field(default_factory=lambda: {
-        "markdown": 1.0, "cli": 1.0, "notebook": 0.7, "shell": 0.6, "code": 0.6,
+        "markdown": 1.0, "cli": 1.0, "api": 0.8, "notebook": 0.7, "shell": 0.6, "code": 0.6,
         "config": 0.5, "text": 0.7})
+    # a query naming a definition (``get_lr``, ``GPT.from_pretrained``): the chunks holding
+    # the definitions it names (the symbol index) are fused by RRF with this weight against the
+    # ranking's 1.0, so the definition comes first and its uses follow; 0 = off
+    symbol_weight: NonNegativeFloat = 3.0
+    # before an ``api`` hit among the first this many, the definition of its line that shares
+    # the most words with the query (a docstring query finds the code, not only the listing)
+    api_explain_top: NonNegative = 10
     # prior by file, multiplied in too: the first matching glob wins (a glob without "/" is
     # matched against the file name, one with "/" against the whole path). READMEs are where
     # a repository says how to use it.

@@ -13,9 +13,10 @@ import re
 from typing import Any, Sequence
 
 from ragcode.config import Config
-from ragcode.retrieval.base import RERANKERS, Filters, Query, load_retriever
+from ragcode.retrieval.base import RERANKERS, Filters, Query, chunk_table, load_retriever
 from ragcode.retrieval.fusion import rrf
 from ragcode.retrieval.query import identifiers, strip_filler
+from ragcode.retrieval.symbols import SymbolTable
 from ragcode.types import Chunk, Hit
 
 
@@ -110,6 +111,15 @@ class Ranker:
             self.reranker = RERANKERS.get(config.rerank.backend)(config)
         self.filters = Filters(kinds=tuple(config.retrieval.kinds),
                                path_prefix=config.retrieval.path_prefix)
+        self.corpus = corpus
+        self._symbols: SymbolTable | None = None
+
+    @property
+    def symbols(self) -> SymbolTable:
+        """The symbol index of the corpus (built on first use from its api chunks)."""
+        if self._symbols is None:
+            self._symbols = SymbolTable(chunk_table(self.corpus)[1])
+        return self._symbols
 
     def rank(self, query: Query, k: int) -> list[Hit]:
         """The top ``k`` hits for ``query``, ranked 0..k-1."""
@@ -133,6 +143,7 @@ class Ranker:
             hits = rrf(lists, k=cfg.rrf_k, weights=weights, limit=n)
         hits = self._priors(hits, query)
         hits = demote_near_duplicates(hits, cfg.duplicate_threshold, cfg.duplicate_penalty)
+        hits = self._definitions(hits, query.text, n)
         if self.reranker is not None and hits:
             rcfg = self.rcfg
             head = hits[:rcfg.top_n]
@@ -143,6 +154,24 @@ class Ranker:
             hits = rescored + list(hits[rcfg.top_n:])
         return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
                 for i, h in enumerate(hits[:k])]
+
+    def _definitions(self, hits: list[Hit], text: str, n: int) -> list[Hit]:
+        """The definitions the query names first (exact names in the symbol index, fused by
+        RRF), and the definition behind a matching line of an api hit before that hit."""
+        cfg = self.cfg
+        if cfg.symbol_weight <= 0 and cfg.api_explain_top <= 0:
+            return hits
+        table = self.symbols
+        if not table:
+            return hits
+        if cfg.symbol_weight > 0:
+            defs = [h for h in table.definition_hits(text) if self.filters.accepts(h.chunk)]
+            if defs:
+                hits = rrf([defs, hits], k=cfg.rrf_k, weights=[cfg.symbol_weight, 1.0], limit=n)
+        if cfg.api_explain_top > 0:
+            hits = [h for h in table.explained(hits, text, cfg.api_explain_top)
+                    if self.filters.accepts(h.chunk)]
+        return hits
 
     def _priors(self, hits: Sequence[Hit], query: Query) -> list[Hit]:
         """Kind, file and heading priors, then the boost for code-like names of the query."""
