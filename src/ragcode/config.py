@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 # parse_override, read_yaml_mapping and set_dotted are imported from here by other modules
 from ragcode.config_parse import deep_merge as _deep_merge
-from ragcode.config_parse import parse_override, read_yaml_mapping, set_dotted, validation_message
+from ragcode.config_parse import load_with_base, parse_override, read_yaml_mapping, set_dotted, validation_message  # noqa: F401
 from ragcode.errors import ConfigError
 from ragcode.hashing import digest
 
@@ -138,13 +138,9 @@ class RetrievalConfig(_Section):
     kind_weights: Weights = Field(default_factory=lambda: {
         "markdown": 1.0, "cli": 1.0, "api": 0.8, "notebook": 0.7, "shell": 0.6, "code": 0.6,
         "config": 0.5, "text": 0.7})
-    # a query naming a definition (``get_lr``, ``GPT.from_pretrained``): the chunks holding
-    # the definitions it names (the symbol index) are fused by RRF with this weight against the
-    # ranking's 1.0, so the definition comes first and its uses follow; 0 = off
+    # RRF weight (vs 1.0) of the chunks holding the definitions a query names; 0 = off
     symbol_weight: NonNegativeFloat = 3.0
-    # before an ``api`` hit among the first this many, the definition of its line that shares
-    # the most words with the query (a docstring query finds the code, not only the listing)
-    api_explain_top: NonNegative = 10
+    api_explain_top: NonNegative = 10  # an api hit this high brings the best-matching definition
     # prior by file, multiplied in too: the first matching glob wins (a glob without "/" is
     # matched against the file name, one with "/" against the whole path). READMEs are where
     # a repository says how to use it.
@@ -196,6 +192,10 @@ class ContextConfig(_Section):
     pair_cli_tables: bool = True
     pair_top: NonNegative = 3  # only the top hits pull in the CLI tables of the scripts they call
     pair_chars: NonNegative = 800  # a paired table longer than this is cut to its first flags
+    # a Python instruction: api_top api chunks of what it uses, api_chars each, after api_after hits
+    api_top: NonNegative = 2
+    api_chars: NonNegative = 800
+    api_after: NonNegative = 2
     order: Literal["score", "path"] = "score"
     # after each of the top ``expand_top`` hits, also offer the ``expand_next`` chunks that follow
     # it in its file (and ``expand_prev`` before): README sections continue across chunks
@@ -378,7 +378,7 @@ def load_config(
     # (``chunking.chunkers.markdown=...``) changes that key and keeps the others.
     data: dict[str, Any] = Config().to_dict()
     if path is not None:
-        data = _deep_merge(data, _load_with_base(Path(path)))
+        data = _deep_merge(data, load_with_base(Path(path)))
     if overrides:
         items = overrides.items() if isinstance(overrides, dict) else map(parse_override, overrides)
         for key, value in items:
@@ -398,17 +398,3 @@ def validate_config(data: dict[str, Any], where: str = "invalid config") -> Conf
         raise ConfigError(f"{where}: execution.scratch_dir = {scratch!r}: no such folder; create "
                           "it or leave it empty (the system temp dir)")
     return config
-
-
-def _load_with_base(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
-    path = path.resolve()
-    if path in seen:
-        raise ConfigError(f"config {path} extends itself through 'base'")
-    data = read_yaml_mapping(path)
-    base = data.pop("base", None)
-    if base is not None and not isinstance(base, str):
-        raise ConfigError(f"config {path}: 'base' must be a file name, got {base!r}")
-    if base:
-        parent = _load_with_base((path.parent / base), seen + (path,))
-        data = _deep_merge(parent, data)
-    return data

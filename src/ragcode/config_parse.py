@@ -130,3 +130,18 @@ def _unwrap(tp: Any) -> tuple[Any, list[Any]]:
     for item in tp.__metadata__:
         metadata += list(getattr(item, "metadata", None) or [item])
     return args[0], metadata
+
+
+def load_with_base(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A YAML config file as a mapping, merged over the file its ``base:`` names (recursively)."""
+    path = path.resolve()
+    if path in seen:
+        raise ConfigError(f"config {path} extends itself through 'base'")
+    data = read_yaml_mapping(path)
+    base = data.pop("base", None)
+    if base is not None and not isinstance(base, str):
+        raise ConfigError(f"config {path}: 'base' must be a file name, got {base!r}")
+    if base:
+        parent = load_with_base((path.parent / base), seen + (path,))
+        data = deep_merge(parent, data)
+    return data

@@ -41,9 +41,12 @@ class SymbolTable:
             if c.kind in _CODE_KINDS:
                 code.setdefault(c.path, []).append(c)
         self.by_qualname: dict[str, tuple[dict[str, Any], Chunk]] = {}
+        self.api_of: dict[str, Chunk] = {}  # qualified name -> the api chunk listing it
         for c in chunks:
             if c.kind != "api":
                 continue
+            for qual in c.metadata.get("listed", []):
+                self.api_of.setdefault(str(qual), c)
             for sym in c.metadata.get("symbols", []):
                 holder = self._holder(code.get(sym.get("path", ""), []), sym)
                 if holder is None:
@@ -85,6 +88,16 @@ class SymbolTable:
             for sym, chunk in entries:
                 if chunk.id not in out and len(out) < limit:
                     out[chunk.id] = Hit(chunk=chunk, score=1.0, rank=len(out), source="symbol")
+        return list(out.values())
+
+    def named_api(self, query: str, limit: int = 3) -> list[Chunk]:
+        """The api chunks listing the definitions the query names."""
+        out: dict[str, Chunk] = {}
+        for name in self.named_symbols(query):
+            for sym, _chunk in sorted(self.keys[name], key=_preference):
+                api = self.api_of.get(str(sym.get("qualname", "")))
+                if api is not None and len(out) < limit:
+                    out.setdefault(api.id, api)
         return list(out.values())
 
     def explained(self, hits: Sequence[Hit], query: str, top: int) -> list[Hit]:
