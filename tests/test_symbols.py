@@ -137,8 +137,12 @@ def test_api_chunk_lists_public_callables_with_signatures_and_one_docstring_line
         "def fallback_kernel(a, *args, **kw)",
     ]
     assert "_private" not in api.text and "_hidden" not in api.text
-    # every definition, private ones too, travels in the metadata (the index's symbols table)
-    assert {s["name"] for s in api.metadata["symbols"]} >= {"_private", "_hidden", "get_lr"}
+    assert api.metadata["listed"][:2] == ["nano.model.get_lr", "nano.model.GPT"]
+    # every definition, private ones too, travels on the first code chunk (the symbols table)
+    chunks = chunk_file(_file("nano/model.py", MODEL), ChunkingConfig())
+    first = next(c for c in chunks if c.kind == "code")
+    assert {s["name"] for s in first.metadata["definitions"]} >= {"_private", "_hidden", "get_lr"}
+    assert not any("definitions" in c.metadata for c in chunks if c is not first)
 
 
 def test_api_chunks_split_long_modules_and_skip_tests():
@@ -165,6 +169,8 @@ def _make_repo(root: Path) -> Path:
     (root / "nano" / "model.py").write_text(MODEL)
     (root / "nano" / "data.py").write_text(
         'def load_shards(folder):\n    """Read the token shards of a folder."""\n    return []\n')
+    (root / "nano" / "utils.py").write_text(  # private definitions only: no api chunk
+        "def _prepare_image(raw, size):\n    return raw.resize(size)\n")
     (root / "README.md").write_text(README)
     return root
 
@@ -204,10 +210,11 @@ def test_index_stores_symbols_and_updates_them_incrementally(nano_index):
     (repo / "nano" / "data.py").write_text(
         'def load_tokens(folder, split="train"):\n    """Read one split."""\n    return []\n')
     idx = index_repo(repo, cfg, name="nano", out=out, progress=False)
-    assert idx.summary.files_changed == 1 and idx.summary.files_unchanged == 2
+    assert idx.summary.files_changed == 1 and idx.summary.files_unchanged == 3
     assert idx.symbols("load_shards") == []
     assert idx.symbols("load_tokens")[0]["signature"] == 'def load_tokens(folder, split="train")'
     assert idx.symbols("get_lr")  # the unchanged module keeps its definitions
+    assert idx.symbols("_prepare_image")[0]["path"] == "nano/utils.py"  # no api chunk there
     idx.close()
     (repo / "nano" / "data.py").unlink()
     idx = index_repo(repo, cfg, name="nano", out=out, progress=False)
@@ -217,7 +224,10 @@ def test_index_stores_symbols_and_updates_them_incrementally(nano_index):
 
 @pytest.mark.parametrize("query,symbol", [
     ("get_lr", "get_lr"), ("GPT.from_pretrained", "GPT.from_pretrained"),
-    ("where is nano.model.get_lr defined", "get_lr"), ("GPT", "GPT")])
+    ("where is nano.model.get_lr defined", "get_lr"), ("GPT", "GPT"),
+    ("_prepare_image", "_prepare_image"),
+    ("Return the number of parameters in the model", "GPT.get_num_params"),
+    ("the learning rate schedule with warmup and cosine decay", "get_lr")])
 def test_name_query_finds_the_definition_first(nano_index, query, symbol):
     from ragcode.retrieval.search import search
 
@@ -229,7 +239,7 @@ def test_name_query_finds_the_definition_first(nano_index, query, symbol):
     idx = index_repo(_repo, cfg, name="small", out=out, progress=False)
     hits = search(idx, query, k=5, config=cfg)
     first = hits[0].chunk
-    assert first.kind == "code" and first.path == "nano/model.py"
+    assert first.kind == "code" and first.path.startswith("nano/")
     assert symbol.split(".")[-1] in first.text and first.symbol.endswith(symbol)
     off = cfg.model_copy(update={"retrieval": cfg.retrieval.model_copy(
         update={"symbol_weight": 0.0, "api_explain_top": 0})})

@@ -12,14 +12,17 @@ kind ``api`` (more when it is over ``chunking.api.max_chars``, split between def
     def get_lr(it) - Learning rate schedule: warmup, then cosine decay.
 
 A class line shows its bases, a method its class; ``self`` / ``cls`` are left out of the
-parameters; ``__init__`` shows as the call of the class. ``metadata["symbols"]`` holds every
-definition of the module (private ones too) as ``Symbol.to_dict()`` (the index's symbol table
-is made from it), ``metadata["module"]`` the dotted module name; ``symbol`` is the module name.
+parameters; ``__init__`` shows as the call of the class. ``metadata["listed"]`` holds the
+qualified names listed, ``metadata["module"]`` the dotted module name; ``symbol`` is the module
+name. ``with_definitions`` puts every definition of the module (private ones too) as
+``Symbol.to_dict()`` in ``metadata["definitions"]`` of the module's first code chunk: the
+index's symbol table is made from it.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ragcode.chunking.symbols import Symbol, extract_symbols, module_name
 from ragcode.config import ChunkingConfig
@@ -92,12 +95,25 @@ def listed(symbols: list[Symbol]) -> list[Symbol]:
     return [s for s in symbols if keep(s)]
 
 
-def chunk_api(file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:
+def with_definitions(chunks: list[Chunk], symbols: list[Symbol]) -> list[Chunk]:
+    """``chunks`` with ``metadata["definitions"]`` (every ``Symbol.to_dict()``) on the first
+    ``code`` chunk (the input chunks are not modified)."""
+    first = next((i for i, c in enumerate(chunks) if c.kind == "code"), None)
+    if first is None or not symbols:
+        return chunks
+    out = list(chunks)
+    out[first] = replace(chunks[first], metadata={
+        **chunks[first].metadata, "definitions": [s.to_dict() for s in symbols]})
+    return out
+
+
+def chunk_api(file: SourceFile, cfg: ChunkingConfig, symbols: list[Symbol] | None = None
+              ) -> list[Chunk]:
     """The ``api`` chunk(s) of one Python module (``[]`` for test files and modules without
-    public callables, or when ``chunking.api.enabled`` is off)."""
+    public callables, or when ``chunking.api.enabled`` is off); ``symbols`` when already read."""
     if not cfg.api.enabled or is_test_file(file.path):
         return []
-    symbols = extract_symbols(file.path, file.text)
+    symbols = extract_symbols(file.path, file.text) if symbols is None else symbols
     shown = listed(symbols)
     if not shown:
         return []
@@ -112,15 +128,13 @@ def chunk_api(file: SourceFile, cfg: ChunkingConfig) -> list[Chunk]:
             size = len(head)
         groups[-1].append(sym)
         size += len(line) + 1
-    table = [s.to_dict() for s in symbols]
     header = f"# {file.path} :: API" if cfg.code.header else ""
     chunks = []
-    for i, group in enumerate(groups):
+    for group in groups:
         text = "\n".join([head] + [api_line(s) for s in group])
         chunks.append(Chunk(
             path=file.path, kind="api", text=text, start_line=group[0].line,
             end_line=max(s.end_line for s in group), symbol=module, header=header,
             language="python",
-            metadata={"module": module, "listed": [s.qualname for s in group],
-                      "symbols": table if i == 0 else []}))
+            metadata={"module": module, "listed": [s.qualname for s in group]}))
     return chunks

@@ -10,9 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ragcode.chunking.api import chunk_api
+from ragcode.chunking.api import chunk_api, with_definitions
 from ragcode.chunking.api_link import link_api
 from ragcode.chunking.scripts import chunk_cli, link_cli
+from ragcode.chunking.symbols import extract_symbols
 from ragcode.chunking.registry import get_chunker
 from ragcode.chunking.walk import file_kind, walk_repo
 from ragcode.config import ChunkingConfig
@@ -38,7 +39,8 @@ def skip_reason(file: SourceFile, cfg: ChunkingConfig, kind: str | None = None) 
 def chunk_file(file: SourceFile, cfg: ChunkingConfig | None = None,
                kind: str | None = None) -> list[Chunk]:
     """Chunks of one file, by the chunker ``cfg.chunkers[kind]``; Python files also get their
-    ``cli`` chunk when ``cli.enabled``. Pure: same file and config, same chunks."""
+    ``cli`` chunk when ``cli.enabled``, and when ``api.enabled`` their definitions (on the first
+    code chunk) and ``api`` chunks. Pure: same file and config, same chunks."""
     cfg = cfg or ChunkingConfig()
     kind = kind or file_kind(file.path)
     if skip_reason(file, cfg, kind):
@@ -46,8 +48,9 @@ def chunk_file(file: SourceFile, cfg: ChunkingConfig | None = None,
     chunks = list(get_chunker(cfg.chunkers[kind]).chunk(file, cfg))
     if kind == "python" and cfg.cli.enabled:
         chunks.extend(chunk_cli(file, cfg))
-    if kind == "python" and cfg.api.enabled:
-        chunks.extend(chunk_api(file, cfg))
+    if kind == "python" and cfg.api.enabled:  # the symbol index and the module's API listing
+        symbols = extract_symbols(file.path, file.text)
+        chunks = with_definitions(chunks, symbols) + chunk_api(file, cfg, symbols)
     return chunks
 
 

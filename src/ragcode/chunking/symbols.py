@@ -5,7 +5,7 @@ module (definitions under module-level ``if`` / ``try`` blocks too; functions ne
 functions are left out: they are not callable from outside). Each carries its qualified name
 (``pkg.model.GPT.from_pretrained``: the module's dotted path, ``src/`` and ``__init__`` dropped,
 then the class path), its signature as written (whitespace collapsed), its decorators, the first
-line of its docstring, its lines, and the names it calls (``refs``: ``f`` for ``f(...)``,
+sentence of its docstring, its lines, and the names it calls (``refs``: ``f`` for ``f(...)``,
 ``attr`` for ``x.attr(...)``). The symbol index of ``ragcode.index`` and the ``api`` chunks are
 made from these.
 """
@@ -84,7 +84,9 @@ def _one_line(text: str) -> str:
 
 
 def docstring(body: Any, src: bytes) -> str:
-    """The first non-empty line of a body's leading string literal ("" when none)."""
+    """The first sentence of a body's leading string literal: its first paragraph with the lines
+    joined, up to the first ``.``/``!``/``?`` followed by a space (at most 200 characters;
+    "" when there is no docstring)."""
     if body is None or not body.named_children:
         return ""
     first = body.named_children[0]
@@ -92,12 +94,12 @@ def docstring(body: Any, src: bytes) -> str:
             or first.named_children[0].type != "string":
         return ""
     raw = _text(first.named_children[0], src)
-    raw = re.sub(r"^[rRbBuUfF]*('''|\"\"\"|'|\")", "", raw)
-    raw = re.sub(r"('''|\"\"\"|'|\")$", "", raw)
-    for line in raw.split("\n"):
-        if line.strip():
-            return line.strip()[:200]
-    return ""
+    raw = re.sub(r"^[rRbBuUfF]*('\'\'|\"\"\"|'|\")", "", raw)
+    raw = re.sub(r"('\'\'|\"\"\"|'|\")$", "", raw)
+    para = next((p for p in re.split(r"\n\s*\n", raw.strip()) if p.strip()), "")
+    text = _one_line(para)
+    m = re.match(r"(.+?[.!?])(\s|$)", text)
+    return (m.group(1) if m else text)[:200]
 
 
 def called_names(body: Any, src: bytes) -> tuple[str, ...]:

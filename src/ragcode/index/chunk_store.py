@@ -134,11 +134,11 @@ class ChunkStore:
                  c.text, json.dumps(c.metadata, sort_keys=True, default=str), c.content_hash),
             )
             ids.append(int(cur.lastrowid))
-            if c.kind == "api" and c.metadata.get("symbols"):
-                self._add_symbols(ids[-1], c.metadata["symbols"])
+            if c.metadata.get("definitions"):
+                self._add_symbols(ids[-1], c.metadata["definitions"])
         return ids
 
-    # --- symbols (the definitions listed in api chunks' metadata) ------------------------
+    # --- symbols (the definitions a module's first code chunk carries) ------------------
     def _add_symbols(self, cid: int, symbols: list[dict]) -> None:
         self.db.executemany(
             "INSERT INTO symbols (chunk, path, name, qualname, data) VALUES (?,?,?,?,?)",

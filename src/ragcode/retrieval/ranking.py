@@ -156,8 +156,9 @@ class Ranker:
                 for i, h in enumerate(hits[:k])]
 
     def _definitions(self, hits: list[Hit], text: str, n: int) -> list[Hit]:
-        """The definitions the query names first (exact names in the symbol index, fused by
-        RRF), and the definition behind a matching line of an api hit before that hit."""
+        """The definitions the query names (exact names in the symbol index), else those whose
+        name and docstring line it describes, first (fused by RRF); and the definition behind a
+        matching line of an api hit before that hit."""
         cfg = self.cfg
         if cfg.symbol_weight <= 0 and cfg.api_explain_top <= 0:
             return hits
@@ -165,7 +166,8 @@ class Ranker:
         if not table:
             return hits
         if cfg.symbol_weight > 0:
-            defs = [h for h in table.definition_hits(text) if self.filters.accepts(h.chunk)]
+            found = {h.chunk.id: h for h in table.described_hits(text) + table.definition_hits(text)}
+            defs = [h for h in found.values() if self.filters.accepts(h.chunk)]
             if defs:
                 hits = rrf([defs, hits], k=cfg.rrf_k, weights=[cfg.symbol_weight, 1.0], limit=n)
         if cfg.api_explain_top > 0:

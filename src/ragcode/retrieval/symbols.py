@@ -2,8 +2,8 @@
 (``get_lr``, ``DefaultPredictor``, ``GPT.from_pretrained``, ``whisper.load_model``) gets the
 chunk holding that definition first.
 
-``SymbolTable(chunks)`` reads the definitions the ``api`` chunks carry
-(``metadata["symbols"]``, the same records the index stores in its ``symbols`` table) and
+``SymbolTable(chunks)`` reads the definitions a module's first code chunk carries
+(``metadata["definitions"]``, the same records the index stores in its ``symbols`` table) and
 finds, for each, the code chunk holding its ``def`` / ``class`` line (the narrowest one).
 ``named_symbols(query)`` are the query's words that name a definition: a word with ``_``, a
 dot or an inner capital, or a query that is a single word; a dotted word matches a qualified
@@ -24,7 +24,15 @@ _WORD = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _PLAIN = re.compile(r"[a-z0-9]+")
 _CODE_KINDS = ("code",)
 STOP = frozenset("a an the of to in for and or is are be by with on from this that it its as at "
-                 "into if else return returns given use using".split())
+                 "into if else not all any each we you i me my can do does how what which "
+                 "use using".split())
+DOC_SHARE = 0.6  # share of the query's words a definition's name + docstring line must hold
+DOC_MIN_WORDS = 3
+
+
+def words(text: str) -> set[str]:
+    """Lower-cased content words (identifiers split at ``_``), stopwords out."""
+    return {w for w in _PLAIN.findall(text.lower().replace("_", " ")) if w not in STOP}
 
 
 def _is_code_like(word: str) -> bool:
@@ -42,16 +50,23 @@ class SymbolTable:
                 code.setdefault(c.path, []).append(c)
         self.by_qualname: dict[str, tuple[dict[str, Any], Chunk]] = {}
         self.api_of: dict[str, Chunk] = {}  # qualified name -> the api chunk listing it
+        self.docs: list[tuple[set[str], tuple[dict[str, Any], Chunk]]] = []
+        self.postings: dict[str, list[int]] = {}  # word -> positions in ``docs``
         for c in chunks:
-            if c.kind != "api":
-                continue
-            for qual in c.metadata.get("listed", []):
-                self.api_of.setdefault(str(qual), c)
-            for sym in c.metadata.get("symbols", []):
+            if c.kind == "api":
+                for qual in c.metadata.get("listed", []):
+                    self.api_of.setdefault(str(qual), c)
+        for c in chunks:
+            for sym in c.metadata.get("definitions", []) if c.kind == "code" else []:
                 holder = self._holder(code.get(sym.get("path", ""), []), sym)
                 if holder is None:
                     continue
                 entry = (sym, holder)
+                if sym.get("doc"):
+                    doc_words = words(f"{sym.get('name', '')} {sym.get('doc', '')}")
+                    self.docs.append((doc_words, entry))
+                    for w in doc_words:
+                        self.postings.setdefault(w, []).append(len(self.docs) - 1)
                 qual = str(sym.get("qualname", ""))
                 self.by_qualname[qual] = entry
                 parts = qual.split(".")
@@ -88,6 +103,27 @@ class SymbolTable:
             for sym, chunk in entries:
                 if chunk.id not in out and len(out) < limit:
                     out[chunk.id] = Hit(chunk=chunk, score=1.0, rank=len(out), source="symbol")
+        return list(out.values())
+
+    def described_hits(self, query: str, limit: int = 3) -> list[Hit]:
+        """Chunks holding the definitions whose name and docstring line hold at least
+        ``DOC_SHARE`` of the query's words (and ``DOC_MIN_WORDS``): a query that reads as a
+        definition's description. Long requests (an instruction) rarely qualify."""
+        want = words(query)
+        if len(want) < DOC_MIN_WORDS:
+            return []
+        counts: dict[int, int] = {}
+        for w in want:
+            for i in self.postings.get(w, ()):
+                counts[i] = counts.get(i, 0) + 1
+        need = max(DOC_MIN_WORDS, DOC_SHARE * len(want))
+        best = sorted((i for i, n in counts.items() if n >= need),
+                      key=lambda i: (-counts[i], len(self.docs[i][0])))
+        out: dict[str, Hit] = {}
+        for i in best:
+            chunk = self.docs[i][1][1]
+            if chunk.id not in out and len(out) < limit:
+                out[chunk.id] = Hit(chunk=chunk, score=1.0, rank=len(out), source="symbol-doc")
         return list(out.values())
 
     def named_api(self, query: str, limit: int = 3) -> list[Chunk]:
