@@ -22,6 +22,10 @@ MODEL = textwrap.dedent('''\
     import math
     import torch.nn as nn
 
+    model_registry = {
+        "gpt2": "GPT",
+    }
+
 
     def get_lr(it, warmup=10):
         """Learning rate schedule: warmup, then cosine decay.
@@ -95,12 +99,16 @@ def test_symbols_have_qualified_names_signatures_decorators_and_docstrings():
     assert set(syms) == {
         "nano.model.get_lr", "nano.model._private", "nano.model.GPT", "nano.model.GPT.__init__",
         "nano.model.GPT.from_pretrained", "nano.model.GPT.get_num_params",
-        "nano.model.GPT._hidden", "nano.model.fallback_kernel"}  # not the nested inner()
+        "nano.model.GPT._hidden", "nano.model.fallback_kernel",
+        "nano.model.model_registry"}  # not the nested inner()
+    reg = syms["nano.model.model_registry"]
+    assert (reg.kind, reg.signature, reg.line, reg.end_line) == (
+        "variable", "model_registry = {", 5, 7)
     lr = syms["nano.model.get_lr"]
     assert (lr.kind, lr.signature, lr.doc) == (
         "function", "def get_lr(it, warmup=10)",
         "Learning rate schedule: warmup, then cosine decay.")
-    assert lr.refs == ("cos", "helper") and lr.line == 6
+    assert lr.refs == ("cos", "helper") and lr.line == 10
     fp = syms["nano.model.GPT.from_pretrained"]
     assert fp.kind == "method" and fp.parent == "GPT" and fp.decorators == ("classmethod",)
     assert fp.signature == "def from_pretrained(cls, model_type, override_args=None)"
@@ -225,7 +233,7 @@ def test_index_stores_symbols_and_updates_them_incrementally(nano_index):
 @pytest.mark.parametrize("query,symbol", [
     ("get_lr", "get_lr"), ("GPT.from_pretrained", "GPT.from_pretrained"),
     ("where is nano.model.get_lr defined", "get_lr"), ("GPT", "GPT"),
-    ("_prepare_image", "_prepare_image"),
+    ("_prepare_image", "_prepare_image"), ("model_registry", "model_registry"),
     ("Return the number of parameters in the model", "GPT.get_num_params"),
     ("the learning rate schedule with warmup and cosine decay", "get_lr")])
 def test_name_query_finds_the_definition_first(nano_index, query, symbol):
@@ -239,8 +247,9 @@ def test_name_query_finds_the_definition_first(nano_index, query, symbol):
     idx = index_repo(_repo, cfg, name="small", out=out, progress=False)
     hits = search(idx, query, k=5, config=cfg)
     first = hits[0].chunk
-    assert first.kind == "code" and first.path.startswith("nano/")
-    assert symbol.split(".")[-1] in first.text and first.symbol.endswith(symbol)
+    (defn,) = [d for d in idx.symbols() if d["qualname"].endswith("." + symbol)]
+    assert first.kind == "code" and first.path == defn["path"]
+    assert first.start_line <= defn["line"] <= first.end_line
     off = cfg.model_copy(update={"retrieval": cfg.retrieval.model_copy(
         update={"symbol_weight": 0.0, "api_explain_top": 0})})
     if query == "get_lr":  # without the symbol index the README that repeats it wins

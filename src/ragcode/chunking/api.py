@@ -89,6 +89,8 @@ def listed(symbols: list[Symbol]) -> list[Symbol]:
     classes = {s.name for s in symbols if s.kind == "class" and not s.parent and s.public}
 
     def keep(s: Symbol) -> bool:
+        if s.kind == "variable":
+            return False
         if s.name == "__init__":
             return s.parent in classes
         return s.public and (not s.parent or s.parent in classes)

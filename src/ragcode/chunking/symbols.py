@@ -1,8 +1,9 @@
 """Python definitions and what they refer to, read with tree-sitter (nothing is imported or run).
 
 ``extract_symbols(path, text)`` returns one ``Symbol`` per function, class and method of a
-module (definitions under module-level ``if`` / ``try`` blocks too; functions nested in
-functions are left out: they are not callable from outside). Each carries its qualified name
+module, and per module-level assignment to a name (kind ``variable``: ``sam_model_registry =
+{...}``); definitions under module-level ``if`` / ``try`` blocks count too, functions nested in
+functions do not (they are not callable from outside). Each carries its qualified name
 (``pkg.model.GPT.from_pretrained``: the module's dotted path, ``src/`` and ``__init__`` dropped,
 then the class path), its signature as written (whitespace collapsed), its decorators, the first
 sentence of its docstring, its lines, and the names it calls (``refs``: ``f`` for ``f(...)``,
@@ -26,7 +27,8 @@ _CONTAINERS = ("if_statement", "try_statement", "else_clause", "elif_clause", "e
 
 @dataclass(frozen=True)
 class Symbol:
-    """One definition: ``kind`` is ``function``, ``class`` or ``method``; lines 1-based."""
+    """One definition: ``kind`` is ``function``, ``class``, ``method`` or ``variable`` (a
+    module-level assignment to a name); lines 1-based."""
 
     name: str
     qualname: str
@@ -150,8 +152,26 @@ class _Reader:
             if target.type in ("function_definition", "class_definition"):
                 if not in_function:
                     self.define(node, target, decorators, cls)
+            elif node.type == "expression_statement" and not cls:
+                self.assigned(node)
             elif node.type in _CONTAINERS and not in_function:
                 self.scope(list(node.named_children), cls, in_function)
+
+    def assigned(self, node: Any) -> None:
+        """A module-level ``NAME = value`` (``sam_model_registry = {...}``): kind ``variable``,
+        its signature the first line of the statement (at most 120 characters)."""
+        stmt = node.named_children[0] if node.named_children else None
+        if stmt is None or stmt.type != "assignment":
+            return
+        left = stmt.child_by_field_name("left")
+        if left is None or left.type != "identifier":
+            return
+        name = _text(left, self.src)
+        first = _text(stmt, self.src).split("\n")[0]
+        self.out.append(Symbol(
+            name=name, qualname=f"{self.module}.{name}", kind="variable",
+            signature=_one_line(first)[:120], path=self.path, line=node.start_point[0] + 1,
+            end_line=node.end_point[0] + 1))
 
     def define(self, outer: Any, node: Any, decorators: list[str], cls: str) -> None:
         name_node = node.child_by_field_name("name")
