@@ -257,6 +257,26 @@ def test_name_query_finds_the_definition_first(nano_index, query, symbol):
     idx.close()
 
 
+def test_long_instruction_naming_a_class_keeps_its_ranking(nano_index):
+    """An instruction that mentions a class (train GPT with ...) asks how to run something:
+    only search-sized queries are routed to the definition by name."""
+    from ragcode.retrieval.search import search
+
+    _repo, _cfg, out = nano_index
+    cfg = load_config(None, ["retrieval.mode=bm25"])
+    off = cfg.model_copy(update={"retrieval": cfg.retrieval.model_copy(
+        update={"symbol_weight": 0.0, "api_explain_top": 0})})
+    from ragcode.index.store import load_index
+
+    idx = load_index(out / "nano")
+    long = ("I would like to train the GPT model on my own text with a learning rate schedule "
+            "and then print how many parameters it has")
+    assert [h.chunk.id for h in search(idx, long, 10, cfg)] == \
+        [h.chunk.id for h in search(idx, long, 10, off)]
+    assert search(idx, "GPT", 1, cfg)[0].chunk.kind == "code"
+    idx.close()
+
+
 def test_python_instruction_gets_the_api_signatures_and_a_command_query_does_not(nano_index):
     from ragcode.index.store import load_index
     from ragcode.retrieval.search import retrieve_context

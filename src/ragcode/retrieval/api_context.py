@@ -2,7 +2,8 @@
 retrieved passages refer to.
 
 ``expects_python(text)`` is true when the instruction asks for Python by its words (Python, a
-function, class or method, an API, an import, a snippet, a library, its "own ... code").
+function, class or method, an API, an import, a snippet, a library, its "own ... code") or
+spells a call (``load_model(``).
 ``ApiPicker.pick(hits, query, names)`` chooses up to ``context.api_top`` api chunks: those
 listing a definition the query names (the symbol index), then those linked from the top
 ``context.pair_top`` hits (``metadata["api_links"]``: README passages and examples calling
@@ -23,7 +24,7 @@ from ragcode.types import Chunk, Hit
 
 _PYTHON = re.compile(
     r"\b(python|functions?|class(?:es)?|methods?|api|import|snippet|library|"
-    r"own (?:\w+ )?code)\b", re.I)
+    r"own (?:\w+ )?code)\b|\w\(", re.I)
 
 
 def expects_python(text: str) -> bool:

@@ -56,6 +56,7 @@ def apply_priors(hits: Sequence[Hit], kind_weights: dict[str, float],
 
 
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
+SYMBOL_QUERY_WORDS = 12  # longer queries are instructions: no definition-first routing
 
 
 def demote_near_duplicates(hits: Sequence[Hit], threshold: float, penalty: float) -> list[Hit]:
@@ -156,21 +157,24 @@ class Ranker:
                 for i, h in enumerate(hits[:k])]
 
     def _definitions(self, hits: list[Hit], text: str, n: int) -> list[Hit]:
-        """The definitions the query names (exact names in the symbol index), else those whose
-        name and docstring line it describes, first (fused by RRF); and the definition behind a
-        matching line of an api hit before that hit."""
+        """The definitions the query describes (most of its words in one definition's name and
+        docstring sentence) and, for a search-sized query (at most ``SYMBOL_QUERY_WORDS``
+        words), those it names, first (fused by RRF); for such a query also the definition
+        behind a matching line of an api hit, before that hit. A longer instruction that
+        mentions a class (``train APPNP on citeseer``) asks how to run something, not where it
+        is defined: names in it do not reorder the ranking."""
         cfg = self.cfg
-        if cfg.symbol_weight <= 0 and cfg.api_explain_top <= 0:
-            return hits
-        table = self.symbols
+        table = self.symbols if cfg.symbol_weight > 0 or cfg.api_explain_top > 0 else None
         if not table:
             return hits
+        short = len(text.split()) <= SYMBOL_QUERY_WORDS
         if cfg.symbol_weight > 0:
-            found = {h.chunk.id: h for h in table.described_hits(text) + table.definition_hits(text)}
+            named = table.definition_hits(text) if short else []
+            found = {h.chunk.id: h for h in table.described_hits(text) + named}
             defs = [h for h in found.values() if self.filters.accepts(h.chunk)]
             if defs:
                 hits = rrf([defs, hits], k=cfg.rrf_k, weights=[cfg.symbol_weight, 1.0], limit=n)
-        if cfg.api_explain_top > 0:
+        if cfg.api_explain_top > 0 and short:
             hits = [h for h in table.explained(hits, text, cfg.api_explain_top)
                     if self.filters.accepts(h.chunk)]
         return hits
