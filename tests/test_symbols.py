@@ -273,6 +273,10 @@ def test_long_instruction_naming_a_class_keeps_its_ranking(nano_index):
             "and then print how many parameters it has")
     assert [h.chunk.id for h in search(idx, long, 10, cfg)] == \
         [h.chunk.id for h in search(idx, long, 10, off)]
+    from ragcode.retrieval.search import retrieve_context
+
+    no_api = cfg.model_copy(update={"context": cfg.context.model_copy(update={"api_top": 0})})
+    assert retrieve_context(idx, long, cfg).text == retrieve_context(idx, long, no_api).text
     assert search(idx, "GPT", 1, cfg)[0].chunk.kind == "code"
     idx.close()
 

@@ -4,13 +4,15 @@ retrieved passages refer to.
 ``expects_python(text)`` is true when the instruction asks for Python by its words (Python, a
 function, class or method, an API, an import, a snippet, a library, its "own ... code") or
 spells a call (``load_model(``).
-``ApiPicker.pick(hits, query, names)`` chooses up to ``context.api_top`` api chunks: those
+``ApiPicker.pick(hits, query, named)`` (for such an instruction, or a search-sized query naming
+a definition) chooses up to ``context.api_top`` api chunks: those
 listing a definition the query names (the symbol index), then those linked from the top
 ``context.pair_top`` hits (``metadata["api_links"]``: README passages and examples calling
 them), then api hits; each is focused to the lines of the definitions the query and those
 passages use (the module line, then matching lines; the first lines when none match), cut to
 ``context.api_chars`` characters. A command query (no such words, no definition named) gets
-nothing, so its context is what it was.
+nothing, so its context is what it was; so does a long instruction that only mentions a
+class ("train APPNP on Citeseer").
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 from ragcode.chunking.api_link import used_names
 from ragcode.config import ContextConfig
+from ragcode.retrieval.symbols import SYMBOL_QUERY_WORDS
 from ragcode.types import Chunk, Hit
 
 _PYTHON = re.compile(
@@ -75,10 +78,11 @@ class ApiPicker:
         self.lookup = lookup
 
     def pick(self, hits: Sequence[Hit], query: str, named: Sequence[Chunk]) -> list[Hit]:
-        """Focused api chunks for ``query`` (``[]`` unless it expects Python or ``named``
-        holds the api chunks of definitions it names)."""
+        """Focused api chunks for ``query`` (``[]`` unless it expects Python, or is
+        search-sized and ``named`` holds the api chunks of definitions it names)."""
         ccfg = self.ccfg
-        if ccfg.api_top <= 0 or not (named or expects_python(query)):
+        short = len(query.split()) <= SYMBOL_QUERY_WORDS
+        if ccfg.api_top <= 0 or not (expects_python(query) or (named and short)):
             return []
         chosen: dict[str, Chunk] = {c.id: c for c in named}
         for hit in hits[:ccfg.pair_top]:

@@ -16,7 +16,7 @@ from ragcode.config import Config
 from ragcode.retrieval.base import RERANKERS, Filters, Query, chunk_table, load_retriever
 from ragcode.retrieval.fusion import rrf
 from ragcode.retrieval.query import identifiers, strip_filler
-from ragcode.retrieval.symbols import SymbolTable
+from ragcode.retrieval.symbols import SYMBOL_QUERY_WORDS, SymbolTable
 from ragcode.types import Chunk, Hit
 
 
@@ -56,7 +56,6 @@ def apply_priors(hits: Sequence[Hit], kind_weights: dict[str, float],
 
 
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
-SYMBOL_QUERY_WORDS = 12  # longer queries are instructions: no definition-first routing
 
 
 def demote_near_duplicates(hits: Sequence[Hit], threshold: float, penalty: float) -> list[Hit]:

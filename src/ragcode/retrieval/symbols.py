@@ -26,6 +26,7 @@ _CODE_KINDS = ("code",)
 STOP = frozenset("a an the of to in for and or is are be by with on from this that it its as at "
                  "into if else not all any each we you i me my can do does how what which "
                  "use using".split())
+SYMBOL_QUERY_WORDS = 12  # a longer query is an instruction: the names in it route nothing
 DOC_SHARE = 0.6  # share of the query's words a definition's name + docstring line must hold
 DOC_MIN_WORDS = 3
 
