@@ -13,6 +13,8 @@ made from these.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -104,24 +106,37 @@ def docstring(body: Any, src: bytes) -> str:
     return (m.group(1) if m else text)[:200]
 
 
-def called_names(body: Any, src: bytes) -> tuple[str, ...]:
-    """Names called in ``body``: ``f`` for ``f(...)``, ``attr`` for ``x.attr(...)``, in order of
-    first use, at most ``MAX_REFS``."""
+_CALLS = "(call function: [(identifier) @name (attribute attribute: (identifier) @name)])"
+
+
+@functools.lru_cache(maxsize=1)
+def _calls_query(language: Any) -> Any:
+    from tree_sitter import Query
+
+    return Query(language, _CALLS)
+
+
+def call_sites(root: Any, parser: Any) -> list[tuple[int, str]]:
+    """(start byte, name) of every call in the tree, in source order: ``f`` for ``f(...)``,
+    ``attr`` for ``x.attr(...)`` (one tree-sitter query, not a walk in Python)."""
+    from tree_sitter import QueryCursor
+
+    found = QueryCursor(_calls_query(parser.language)).captures(root).get("name", [])
+    return sorted((n.start_byte, (n.text or b"").decode("utf-8", "replace")) for n in found)
+
+
+def called_names(body: Any, calls: list[tuple[int, str]]) -> tuple[str, ...]:
+    """Names called in ``body`` (``call_sites`` of its file), in order of first use, at most
+    ``MAX_REFS``."""
     if body is None:
         return ()
+    lo = bisect.bisect_left(calls, (body.start_byte, ""))
+    hi = bisect.bisect_left(calls, (body.end_byte, ""))
     found: dict[str, None] = {}
-    stack = [body]
-    while stack and len(found) < MAX_REFS:
-        node = stack.pop()
-        if node.type == "call":
-            fn = node.child_by_field_name("function")
-            if fn is not None and fn.type == "identifier":
-                found.setdefault(_text(fn, src))
-            elif fn is not None and fn.type == "attribute":
-                attr = fn.child_by_field_name("attribute")
-                if attr is not None:
-                    found.setdefault(_text(attr, src))
-        stack.extend(reversed(node.named_children))
+    for _pos, name in calls[lo:hi]:
+        found.setdefault(name)
+        if len(found) >= MAX_REFS:
+            break
     return tuple(found)
 
 
@@ -135,9 +150,10 @@ def _signature(node: Any, src: bytes) -> str:
 
 
 class _Reader:
-    def __init__(self, path: str, src: bytes):
+    def __init__(self, path: str, src: bytes, calls: list[tuple[int, str]]):
         self.path = path
         self.src = src
+        self.calls = calls
         self.module = module_name(path)
         self.out: list[Symbol] = []
 
@@ -191,7 +207,7 @@ class _Reader:
             name=name, qualname=qual, kind=kind, signature=_signature(node, self.src),
             path=self.path, line=outer.start_point[0] + 1, end_line=outer.end_point[0] + 1,
             doc=docstring(body, self.src), decorators=tuple(decorators),
-            refs=() if is_class else called_names(body, self.src), parent=cls, bases=bases))
+            refs=() if is_class else called_names(body, self.calls), parent=cls, bases=bases))
         if is_class and body is not None:
             inner = f"{cls}.{name}" if cls else name
             self.scope(list(body.named_children), inner, False)
@@ -208,6 +224,6 @@ def extract_symbols(path: str, text: str) -> list[Symbol]:
         root = parser.parse(src).root_node
     except Exception:  # noqa: BLE001 - a parser crash leaves the file without symbols
         return []
-    reader = _Reader(path, src)
+    reader = _Reader(path, src, call_sites(root, parser))
     reader.scope(list(root.named_children), "", False)
     return reader.out
