@@ -6,11 +6,12 @@ function, class or method, an API, an import, a snippet, a library, its "own ...
 spells a call (``load_model(``).
 ``ApiPicker.pick(hits, query, named)`` (for such an instruction, or a search-sized query naming
 a definition) chooses up to ``context.api_top`` api chunks: those
-listing a definition the query names (the symbol index), then those linked from the top
-``context.pair_top`` hits (``metadata["api_links"]``: README passages and examples calling
-them), then api hits; each is focused to the lines of the definitions the query and those
-passages use (the module line, then matching lines; the first lines when none match), cut to
-``context.api_chars`` characters. A command query (no such words, no definition named) gets
+listing a definition the query names (the symbol index), then, most words shared with the
+query first, those linked from the top ``context.pair_top`` hits (``metadata["api_links"]``:
+README passages and examples calling them) and api hits among the top ``3 x pair_top``; each is focused (``focus``) to its module line and the lines that best
+match: definitions the query and those passages use, methods of such classes, lines sharing
+words with the query (the first lines when none match), within ``context.api_chars``
+characters. A command query (no such words, no definition named) gets
 nothing, so its context is what it was; so does a long instruction that only mentions a
 class ("train APPNP on Citeseer").
 """
@@ -34,26 +35,42 @@ def expects_python(text: str) -> bool:
     return bool(_PYTHON.search(text))
 
 
-def focus(chunk: Chunk, names: set[str], limit: int) -> Chunk:
-    """``chunk`` (an api listing) cut to its module line and the lines of ``names`` (with the
-    class line above a kept method), else its first lines, within ``limit`` characters."""
+def _stems(text: str) -> set[str]:
+    """First five letters of the words of four letters or more (``parameter`` ~ ``params``)."""
+    return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower().replace("_", " "))}
+
+
+def _class_of(body: list[str], i: int) -> int | None:
+    if not body[i].startswith("  "):
+        return None
+    return next((j for j in range(i - 1, -1, -1) if not body[j].startswith("  ")), None)
+
+
+def focus(chunk: Chunk, names: set[str], words: str, limit: int) -> Chunk:
+    """``chunk`` (an api listing) cut to ``limit`` characters: its module line, then the lines
+    best matched: a definition in ``names`` (3), a method of such a class (1), plus one per stem
+    shared with ``words`` (the instruction); a method comes with its class line; lines in listing
+    order. The first lines when nothing matches."""
     lines = chunk.text.split("\n")
     head, body = lines[:1], lines[1:]
-    wanted = [i for i, ln in enumerate(body) if _line_names(ln) & names]
+    want = _stems(words)
+    named = {i for i, ln in enumerate(body) if _line_names(ln) & names}
+    score = {}
+    for i, ln in enumerate(body):
+        s = 3 * (i in named) + len(_stems(ln) & want) + (_class_of(body, i) in named)
+        if s:
+            score[i] = s
+    order = sorted(score, key=lambda i: (-score[i], i)) or list(range(len(body)))
     keep: list[int] = []
-    for i in wanted:
-        if body[i].startswith("  "):  # a method: its class line first
-            cls = next((j for j in range(i - 1, -1, -1) if not body[j].startswith("  ")), None)
-            if cls is not None and cls not in keep:
-                keep.append(cls)
-        if i not in keep:
-            keep.append(i)
-    order = sorted(keep) if keep else list(range(len(body)))
-    text = "\n".join(head)
+    size = len(head[0])
     for i in order:
-        if len(text) + len(body[i]) + 1 > limit:
-            break
-        text += "\n" + body[i]
+        add = [j for j in (_class_of(body, i), i) if j is not None and j not in keep]
+        cost = sum(len(body[j]) + 1 for j in add)
+        if size + cost > limit:
+            continue
+        keep.extend(add)
+        size += cost
+    text = "\n".join(head + [body[i] for i in sorted(keep)])
     return Chunk(path=chunk.path, kind=chunk.kind, text=text, start_line=chunk.start_line,
                  end_line=chunk.end_line, symbol=chunk.symbol, header=chunk.header,
                  language=chunk.language, metadata=chunk.metadata)
@@ -84,17 +101,20 @@ class ApiPicker:
         short = len(query.split()) <= SYMBOL_QUERY_WORDS
         if ccfg.api_top <= 0 or not (expects_python(query) or (named and short)):
             return []
-        chosen: dict[str, Chunk] = {c.id: c for c in named}
+        found: dict[str, Chunk] = {}
         for hit in hits[:ccfg.pair_top]:
             for c in self.lookup(hit.chunk.metadata.get("api_links") or []):
                 if c.kind == "api":
-                    chosen.setdefault(c.id, c)
+                    found.setdefault(c.id, c)
         for hit in hits[:ccfg.pair_top * 3]:
             if hit.chunk.kind == "api":
-                chosen.setdefault(hit.chunk.id, hit.chunk)
+                found.setdefault(hit.chunk.id, hit.chunk)
+        want = _stems(query)
+        ranked = sorted(found.values(), key=lambda c: -len(_stems(c.text) & want))
+        chosen = {c.id: c for c in list(named) + ranked}
         names = set(used_names(query)) | {w for w in re.findall(r"[A-Za-z_][\w.]*", query)}
         for hit in hits[:ccfg.pair_top]:
             names |= set(used_names(hit.chunk.text))
         picked = list(chosen.values())[:ccfg.api_top]
-        return [Hit(chunk=focus(c, names, ccfg.api_chars), score=0.0, rank=0, source="api")
+        return [Hit(chunk=focus(c, names, query, ccfg.api_chars), score=0.0, rank=0, source="api")
                 for c in picked]
