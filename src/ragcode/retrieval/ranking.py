@@ -169,7 +169,8 @@ class Ranker:
         short = len(text.split()) <= SYMBOL_QUERY_WORDS
         if cfg.symbol_weight > 0:
             named = table.definition_hits(text) if short else []
-            found = {h.chunk.id: h for h in table.described_hits(text) + named}
+            # a name is exact; a description may match a sibling's docstring too
+            found = {h.chunk.id: h for h in named + table.described_hits(text)}
             defs = [h for h in found.values() if self.filters.accepts(h.chunk)]
             if defs:
                 hits = rrf([defs, hits], k=cfg.rrf_k, weights=[cfg.symbol_weight, 1.0], limit=n)
