@@ -315,3 +315,25 @@ def test_search_prints_kinds_and_filters_by_kind(nano_index):
     assert table.exit_code == 0 and " api " in table.stdout
     bad = runner.invoke(app, args + ["--kind", "docs"])
     assert bad.exit_code == 2 and "unknown kind 'docs'" in bad.output
+
+
+def test_api_listings_leave_a_command_instructions_ranking_unchanged(tmp_path):
+    """Regression: api listings in BM25 shifted the ranks (and word statistics) of the README
+    passages a long command instruction needs; an ML-Bench task lost its oracle section."""
+    from ragcode.index.build import index_repo
+    from ragcode.retrieval.search import retrieve_context, search
+
+    repo = _make_repo(tmp_path / "r")
+    ask = ("I would like to train the GPT model on my own text with a learning rate schedule "
+           "that warms up and decays, please give me the command")
+    got = {}
+    for api in (True, False):
+        cfg = load_config(None, ["embedder.enabled=false", "retrieval.mode=bm25",
+                                 f"chunking.api.enabled={str(api).lower()}",
+                                 f"index.cache_dir={tmp_path / 'cache'}"])
+        idx = index_repo(repo, cfg, name=f"api-{api}", out=tmp_path / "idx", progress=False)
+        assert any(c.kind == "api" for c in idx.chunks().values()) is api
+        got[api] = ([(h.chunk.id, round(h.score, 9)) for h in search(idx, ask, 10, cfg)],
+                    retrieve_context(idx, ask, cfg).text)
+        idx.close()
+    assert got[True] == got[False]

@@ -2,7 +2,9 @@
 
 The BM25 model is built once per chunk store and saved next to the index (or under the cache
 directory for an in-memory corpus), keyed by a hash of the chunk ids and the tokenizer version,
-so a query never rebuilds it and a changed index never reads a stale one.
+so a query never rebuilds it and a changed index never reads a stale one. ``api`` listings get a
+model of their own (their words would change every other chunk's statistics), so the scores of
+the other chunks are what they would be without them.
 """
 
 from __future__ import annotations
@@ -50,28 +52,18 @@ class BM25Retriever(Retriever):
     name = "bm25"
 
     def __init__(self, corpus: Corpus, config: Any = None, cache_dir: str | Path | None = None):
-        import bm25s
+        import bm25s  # noqa: F401 - imported here so its logger exists to be quietened
 
         # bm25s sets its own logger to DEBUG on import; let ours decide what is shown
         logging.getLogger("bm25s").setLevel(logging.WARNING)
         _, self._chunks = chunk_table(corpus)
         self._masks: dict[Filters, Any] = {}  # filter -> which chunks it accepts
-        key = corpus_key(self._chunks)
         root = Path(cache_dir) if cache_dir is not None else _cache_root(corpus, config)
-        target = root / key if root is not None else None
-        self.model = None
-        if target is not None and (target / "params.index.json").exists():
-            try:
-                self.model = bm25s.BM25.load(str(target))
-            except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
-                log.warning("BM25 cache %s unreadable (%s); rebuilding", target, exc)
-        if self.model is None:
-            self.model = bm25s.BM25()
-            docs = [code_tokens(document_text(c)) or ["\0empty"] for c in self._chunks]
-            if docs:
-                self.model.index(docs, show_progress=False)
-            if target is not None and docs:
-                _save_atomic(self.model, target)
+        # api listings are scored by a model of their own: the word statistics of every other
+        # chunk (and so a command query's ranking) do not depend on whether they exist
+        parts = ([i for i, c in enumerate(self._chunks) if c.kind != "api"],
+                 [i for i, c in enumerate(self._chunks) if c.kind == "api"])
+        self._parts = [(idx, _model([self._chunks[i] for i in idx], root)) for idx in parts if idx]
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -80,10 +72,13 @@ class BM25Retriever(Retriever):
     def scores(self, query: str):
         import numpy as np
 
+        out = np.zeros(len(self._chunks), dtype="float32")
         q = code_tokens(query)
-        if not q or not self._chunks:
-            return np.zeros(len(self._chunks), dtype="float32")
-        return self.model.get_scores(q)
+        if not q:
+            return out
+        for idx, model in self._parts:
+            out[idx] = model.get_scores(q)
+        return out
 
     def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
         import numpy as np
@@ -106,6 +101,25 @@ class BM25Retriever(Retriever):
             hits.append(Hit(chunk=self._chunks[i], score=float(scores[i]), rank=len(hits),
                             source=self.name))
         return hits
+
+
+def _model(chunks: list[Chunk], root: Path | None) -> Any:
+    """A bm25s model of ``chunks``, loaded from ``root / corpus_key(chunks)`` when saved there,
+    else built (and saved)."""
+    import bm25s
+
+    target = root / corpus_key(chunks) if root is not None else None
+    if target is not None and (target / "params.index.json").exists():
+        try:
+            return bm25s.BM25.load(str(target))
+        except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
+            log.warning("BM25 cache %s unreadable (%s); rebuilding", target, exc)
+    model = bm25s.BM25()
+    model.index([code_tokens(document_text(c)) or ["\0empty"] for c in chunks],
+                show_progress=False)
+    if target is not None:
+        _save_atomic(model, target)
+    return model
 
 
 def _save_atomic(model: Any, target: Path) -> None:

@@ -13,11 +13,12 @@ import re
 from typing import Any, Sequence
 
 from ragcode.config import Config
+from ragcode.retrieval.api_context import expects_python
 from ragcode.retrieval.base import RERANKERS, Filters, Query, chunk_table, load_retriever
 from ragcode.retrieval.fusion import rrf
 from ragcode.retrieval.query import identifiers, strip_filler
 from ragcode.retrieval.symbols import SYMBOL_QUERY_WORDS, SymbolTable
-from ragcode.types import Chunk, Hit
+from ragcode.types import CHUNK_KINDS, Chunk, Hit
 
 
 def path_weight(path: str, weights: dict[str, float]) -> float:
@@ -113,6 +114,8 @@ class Ranker:
                                path_prefix=config.retrieval.path_prefix)
         self.corpus = corpus
         self._symbols: SymbolTable | None = None
+        kinds = tuple(k for k in (self.filters.kinds or CHUNK_KINDS) if k != "api")
+        self._without_api = Filters(kinds=kinds, path_prefix=self.filters.path_prefix)
 
     @property
     def symbols(self) -> SymbolTable:
@@ -129,7 +132,9 @@ class Ranker:
             query = Query(text=strip_filler(query.text, cfg.filler_phrases),
                           sub_queries=query.sub_queries)
         texts = query.all if cfg.multi_query else (query.text,)
-        lists = self.retriever.retrieve_many(list(texts), n, self.filters)
+        # an instruction for a command ranks without API listings, as if they did not exist
+        filters = self.filters if self._wants_api(query.text) else self._without_api
+        lists = self.retriever.retrieve_many(list(texts), n, filters)
         weights = [1.0] + [cfg.sub_query_weight] * (len(lists) - 1)
         if cfg.docs_query_weight > 0 and not self.filters.kinds:
             # the instruction again, over documentation only: a README section that says how
@@ -154,6 +159,13 @@ class Ranker:
             hits = rescored + list(hits[rcfg.top_n:])
         return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
                 for i, h in enumerate(hits[:k])]
+
+    def _wants_api(self, text: str) -> bool:
+        """Whether api listings compete in the ranking: for a search-sized query, one that
+        expects Python, or a kind filter naming them. A long instruction for a command ranks as
+        it would without them (their words would shift the ranks of the passages it needs)."""
+        return len(text.split()) <= SYMBOL_QUERY_WORDS or expects_python(text) or \
+            "api" in self.filters.kinds
 
     def _definitions(self, hits: list[Hit], text: str, n: int) -> list[Hit]:
         """The definitions the query describes (most of its words in one definition's name and
