@@ -90,7 +90,7 @@ def test_chunk_repo_counts_and_caps(tmp_path: Path) -> None:
     assert dict(result.files_by_kind()) == {
         "markdown": 1, "python": 6, "config": 1, "notebook": 1, "rst": 1, "text": 3, "shell": 1}
     assert dict(result.counts_by_kind()) == {
-        "markdown": 2, "code": 7, "cli": 4, "notebook": 1, "shell": 1, "text": 2}
+        "markdown": 2, "code": 7, "cli": 4, "api": 4, "notebook": 1, "shell": 1, "text": 2}
     assert result.skipped["config_too_large"] == 1  # config.yaml is 19 bytes > 10
     assert "config.yaml" not in result.chunks_by_file
     assert result.chunks_by_file["scripts/.keep"] == []

@@ -55,8 +55,8 @@ def test_node_parser_in_ingestion_pipeline_keeps_paths_lines_and_symbols(tiny_re
     for node in nodes:
         meta = node.metadata
         assert 1 <= meta["start_line"] <= meta["end_line"]
-        assert meta["kind"] in {"markdown", "code", "cli"}
-        if meta["kind"] != "cli":  # CLI tables are derived text; the others are file lines
+        assert meta["kind"] in {"markdown", "code", "cli", "api"}
+        if meta["kind"] not in ("cli", "api"):  # tables/listings are derived text; the others are file lines
             span = file_lines(tiny_repo, meta["path"], meta["start_line"], meta["end_line"])
             assert node.get_content().strip() in span
             doc_text = (tiny_repo / meta["path"]).read_text()

@@ -15,10 +15,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 # diff_settings, parse_override, read_yaml_mapping and set_dotted are imported from here by other modules
-from ragcode.config_parse import as_before_fixes, parse_override, read_yaml_mapping, refuse_renamed, set_dotted
+from ragcode.config_parse import as_before_fixes, parse_override, refuse_renamed, set_dotted
 from ragcode.config_parse import deep_merge as _deep_merge
 from ragcode.config_parse import diff_settings as diff_settings  # noqa: F401  (imported from here)
-from ragcode.config_parse import validation_message
+from ragcode.config_parse import read_yaml_mapping as read_yaml_mapping  # noqa: F401  (imported from here)
+from ragcode.config_parse import load_with_base, validation_message
 from ragcode.errors import ConfigError
 from ragcode.hashing import digest
 
@@ -61,6 +62,12 @@ class CodeChunkConfig(_Section):
     header: bool = True
 
 
+class ApiChunkConfig(_Section):
+    enabled: bool = True  # an ``api`` chunk per Python module with public callables
+    max_chars: Positive = 2000  # a longer listing is split between definitions
+    link: bool = True  # link README passages and examples to the api chunks they use
+
+
 class CliChunkConfig(_Section):
     enabled: bool = True
     link_readme_commands: bool = True
@@ -80,6 +87,7 @@ class ChunkingConfig(_Section):
     markdown: MarkdownChunkConfig = Field(default_factory=MarkdownChunkConfig)
     code: CodeChunkConfig = Field(default_factory=CodeChunkConfig)
     cli: CliChunkConfig = Field(default_factory=CliChunkConfig)
+    api: ApiChunkConfig = Field(default_factory=ApiChunkConfig)
     text: TextChunkConfig = Field(default_factory=TextChunkConfig)
     # file kind -> chunker name in ragcode.chunking.registry (e.g. markdown: llamaindex-markdown)
     chunkers: dict[str, str] = Field(default_factory=lambda: {
@@ -131,8 +139,11 @@ class RetrievalConfig(_Section):
     # prior by chunk kind, multiplied into fused scores (missing kinds: 1.0); documentation
     # tells how to run things, so it leads by default
     kind_weights: Weights = Field(default_factory=lambda: {
-        "markdown": 1.0, "cli": 1.0, "notebook": 0.7, "shell": 0.6, "code": 0.6,
+        "markdown": 1.0, "cli": 1.0, "api": 0.8, "notebook": 0.7, "shell": 0.6, "code": 0.6,
         "config": 0.5, "text": 0.7})
+    # RRF weight (vs 1.0) of the chunks holding the definitions a query names; 0 = off
+    symbol_weight: NonNegativeFloat = 3.0
+    api_explain_top: NonNegative = 10  # an api hit this high brings the best-matching definition
     # prior by file, multiplied in too: the first matching glob wins (a glob without "/" is
     # matched against the file name, one with "/" against the whole path). READMEs are where
     # a repository says how to use it.
@@ -184,6 +195,10 @@ class ContextConfig(_Section):
     pair_cli_tables: bool = True
     pair_top: NonNegative = 3  # only the top hits pull in the CLI tables of the scripts they call
     pair_chars: NonNegative = 800  # a paired table longer than this is cut to its first flags
+    # a Python instruction: api_top api chunks of what it uses, api_chars each, after api_after hits
+    api_top: NonNegative = 2
+    api_chars: NonNegative = 800
+    api_after: NonNegative = 2
     order: Literal["score", "path"] = "score"
     # after each of the top ``expand_top`` hits, also offer the ``expand_next`` chunks that follow
     # it in its file (and ``expand_prev`` before): README sections continue across chunks
@@ -354,7 +369,7 @@ def load_config(
     # (``chunking.chunkers.markdown=...``) changes that key and keeps the others.
     data: dict[str, Any] = Config().to_dict()
     if path is not None:
-        data = _deep_merge(data, _load_with_base(Path(path)))
+        data = _deep_merge(data, load_with_base(Path(path)))
     if overrides:
         items = overrides.items() if isinstance(overrides, dict) else map(parse_override, overrides)
         for key, value in items:
@@ -375,17 +390,3 @@ def validate_config(data: dict[str, Any], where: str = "invalid config") -> Conf
         raise ConfigError(f"{where}: execution.scratch_dir = {scratch!r}: no such folder; create "
                           "it or leave it empty (the system temp dir)")
     return config
-
-
-def _load_with_base(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
-    path = path.resolve()
-    if path in seen:
-        raise ConfigError(f"config {path} extends itself through 'base'")
-    data = read_yaml_mapping(path)
-    base = data.pop("base", None)
-    if base is not None and not isinstance(base, str):
-        raise ConfigError(f"config {path}: 'base' must be a file name, got {base!r}")
-    if base:
-        parent = _load_with_base((path.parent / base), seen + (path,))
-        data = _deep_merge(parent, data)
-    return data

@@ -172,3 +172,18 @@ def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("in
             out += diff_settings(a.get(k), b.get(k), f"{prefix}{k}.", skip)
         return out
     return [] if a == b else [f"{prefix.rstrip('.')}: {a!r} -> {b!r}"]
+
+
+def load_with_base(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A YAML config file as a mapping, merged over the file its ``base:`` names (recursively)."""
+    path = path.resolve()
+    if path in seen:
+        raise ConfigError(f"config {path} extends itself through 'base'")
+    data = read_yaml_mapping(path)
+    base = data.pop("base", None)
+    if base is not None and not isinstance(base, str):
+        raise ConfigError(f"config {path}: 'base' must be a file name, got {base!r}")
+    if base:
+        parent = load_with_base((path.parent / base), seen + (path,))
+        data = deep_merge(parent, data)
+    return data

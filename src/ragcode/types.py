@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
-CHUNK_KINDS: tuple[str, ...] = ("markdown", "code", "cli", "notebook", "shell", "config", "text")
+CHUNK_KINDS: tuple[str, ...] = ("markdown", "code", "cli", "api", "notebook", "shell", "config", "text")
 
 
 def sha256_text(text: str) -> str:

@@ -23,7 +23,10 @@ See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 # 3: tree-sitter units for C/C++/CUDA/JS/TS (kind `code`, were line windows of kind `text`)
 #    and shell (kind `shell`); cli chunks for shell scripts and HfArgumentParser dataclasses;
 #    Markdown fences found by markdown-it (inside list items and block quotes too).
-CHUNKING_VERSION = 3
+# 4: an ``api`` chunk per Python module (public callables, signatures, docstring lines; the
+#    module's definitions in its metadata, the index's symbol table); ``api_links`` between
+#    documents / examples and the api chunks of what they call.
+CHUNKING_VERSION = 4
 
 from ragcode.chunking.scripts import extract_flags, link_cli  # noqa: E402
 from ragcode.chunking.pipeline import (  # noqa: E402

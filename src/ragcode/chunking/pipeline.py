@@ -10,7 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ragcode.chunking.api import chunk_api, with_definitions
+from ragcode.chunking.api_link import link_api
 from ragcode.chunking.scripts import chunk_cli, link_cli
+from ragcode.chunking.symbols import extract_symbols
 from ragcode.chunking.registry import get_chunker
 from ragcode.chunking.walk import file_kind, walk_repo
 from ragcode.config import ChunkingConfig
@@ -36,7 +39,8 @@ def skip_reason(file: SourceFile, cfg: ChunkingConfig, kind: str | None = None) 
 def chunk_file(file: SourceFile, cfg: ChunkingConfig | None = None,
                kind: str | None = None) -> list[Chunk]:
     """Chunks of one file, by the chunker ``cfg.chunkers[kind]``; Python files also get their
-    ``cli`` chunk when ``cli.enabled``. Pure: same file and config, same chunks."""
+    ``cli`` chunk when ``cli.enabled``, and when ``api.enabled`` their definitions (on the first
+    code chunk) and ``api`` chunks. Pure: same file and config, same chunks."""
     cfg = cfg or ChunkingConfig()
     kind = kind or file_kind(file.path)
     if skip_reason(file, cfg, kind):
@@ -44,6 +48,9 @@ def chunk_file(file: SourceFile, cfg: ChunkingConfig | None = None,
     chunks = list(get_chunker(cfg.chunkers[kind]).chunk(file, cfg))
     if kind == "python" and cfg.cli.enabled:
         chunks.extend(chunk_cli(file, cfg))
+    if kind == "python" and cfg.api.enabled:  # the symbol index and the module's API listing
+        symbols = extract_symbols(file.path, file.text)
+        chunks = with_definitions(chunks, symbols) + chunk_api(file, cfg, symbols)
     return chunks
 
 
@@ -69,18 +76,20 @@ class ChunkedRepo:
         return Counter(self.kinds[f.path] for f in self.files)
 
 
-LINK_KEYS = ("commands", "cli_links")  # the metadata ``link_cli`` writes
+LINK_KEYS = ("commands", "cli_links", "api_links")  # the metadata the link passes write
 
 
 def link_chunks(chunks: Sequence[Chunk], cfg: ChunkingConfig | None = None) -> list[Chunk]:
     """The one cross-file link pass (``chunk_repo``, ``ragcode index``, ``RagcodeNodeParser``).
 
     Links left by an earlier pass are dropped first, so the result depends on the chunks alone;
-    then ``link_cli`` runs when ``cfg.cli.link_readme_commands``. Same length and order."""
+    then ``link_cli`` runs when ``cfg.cli.link_readme_commands`` and ``link_api`` when
+    ``cfg.api.link``. Same length and order."""
     cfg = cfg or ChunkingConfig()
     base = [replace(c, metadata={k: v for k, v in c.metadata.items() if k not in LINK_KEYS})
             if any(k in c.metadata for k in LINK_KEYS) else c for c in chunks]
-    return link_cli(base) if cfg.cli.link_readme_commands else base
+    linked = link_cli(base) if cfg.cli.link_readme_commands else base
+    return link_api(linked) if cfg.api.enabled and cfg.api.link else linked
 
 
 def relink(chunks_by_file: dict[str, list[Chunk]],

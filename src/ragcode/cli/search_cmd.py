@@ -13,6 +13,7 @@ from ragcode.cli import common
 
 def hits_table(hits: list[Any], title: str) -> Any:
     from rich.table import Table
+    from ragcode.retrieval.base import kind_group
 
     table = Table(title=title, show_header=True)
     table.add_column("#", justify="right")
@@ -22,13 +23,17 @@ def hits_table(hits: list[Any], title: str) -> Any:
     table.add_column("heading / symbol", overflow="fold")
     for i, hit in enumerate(hits, 1):
         c = hit.chunk
-        table.add_row(str(i), f"{hit.score:.4f}", c.kind, c.location, c.symbol or "-")
+        table.add_row(str(i), f"{hit.score:.4f}", kind_group(c.kind), c.location, c.symbol or "-")
     return table
 
 
 def hit_dict(hit: Any) -> dict[str, Any]:
+    """A hit as JSON: ``kind`` is doc, cli, api, code or config; ``chunk_kind`` the chunk's."""
+    from ragcode.retrieval.base import kind_group
+
     c = hit.chunk
-    return {"rank": hit.rank, "score": hit.score, "id": c.id, "kind": c.kind, "path": c.path,
+    return {"rank": hit.rank, "score": hit.score, "id": c.id, "kind": kind_group(c.kind),
+            "chunk_kind": c.kind, "path": c.path,
             "start_line": c.start_line, "end_line": c.end_line, "symbol": c.symbol,
             "text": c.text}
 
@@ -40,13 +45,20 @@ def search_command(
     config: Optional[Path] = common.ConfigOption,
     set_: Optional[list[str]] = common.SetOption,
     as_json: bool = typer.Option(False, "--json", help="Print hits as JSON on stdout."),
+    kind: Optional[list[str]] = typer.Option(
+        None, "--kind", help="Only hits of this kind: doc, cli, api, code, config, or a chunk "
+        "kind (markdown, notebook, ...); repeat for several."),
 ) -> None:
     """Search an index with the configured retriever (bm25, dense or hybrid) and reranker."""
     common.setup_logging(quiet=True)
     cfg = common.config_from(config, set_)
     from ragcode.index.store import load_index, resolve_index_dir
+    from ragcode.retrieval.base import expand_kinds
     from ragcode.retrieval.search import search
 
+    if kind:  # the same filter as retrieval.kinds
+        cfg = cfg.model_copy(update={"retrieval": cfg.retrieval.model_copy(
+            update={"kinds": expand_kinds(kind)})})
     # the index's own embedder is used for dense queries; the config chooses how to search
     idx = load_index(resolve_index_dir(index, cfg))
     try:

@@ -27,6 +27,15 @@ CREATE TABLE IF NOT EXISTS chunks (
     has_vector INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE TABLE IF NOT EXISTS symbols (
+    chunk INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    qualname TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
+CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY,
     sha256 TEXT NOT NULL,
@@ -110,6 +119,7 @@ class ChunkStore:
         """Remove a file and its chunks; returns the removed chunk ids."""
         ids = [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE path=?", (path,))]
         self.db.execute("DELETE FROM chunks WHERE path=?", (path,))
+        self.db.execute("DELETE FROM symbols WHERE path=?", (path,))
         self.db.execute("DELETE FROM files WHERE path=?", (path,))
         return ids
 
@@ -124,7 +134,38 @@ class ChunkStore:
                  c.text, json.dumps(c.metadata, sort_keys=True, default=str), c.content_hash),
             )
             ids.append(int(cur.lastrowid or 0))  # an INSERT always sets it
+            if c.metadata.get("definitions"):
+                self._add_symbols(ids[-1], c.metadata["definitions"])
         return ids
+
+    # --- symbols (the definitions a module's first code chunk carries) ------------------
+    def _add_symbols(self, cid: int, symbols: list[dict]) -> None:
+        self.db.executemany(
+            "INSERT INTO symbols (chunk, path, name, qualname, data) VALUES (?,?,?,?,?)",
+            [(cid, s.get("path", ""), s.get("name", ""), s.get("qualname", ""),
+              json.dumps(s, sort_keys=True)) for s in symbols if isinstance(s, dict)])
+
+    def symbols(self, name: str | None = None) -> list[dict]:
+        """The stored definitions (``Symbol.to_dict()``), all or those whose bare name or
+        qualified name is ``name``; ``[]`` for a store made before the table existed."""
+        sql = "SELECT data FROM symbols"
+        args: tuple = ()
+        if name is not None:
+            sql += " WHERE name=? OR qualname=?"
+            args = (name, name)
+        try:
+            rows = list(self.db.execute(sql + " ORDER BY rowid", args))
+        except sqlite3.OperationalError:  # an older store (opened read-only): no table
+            return []
+        out = []
+        for (data,) in rows:
+            try:
+                d = json.loads(data)
+            except ValueError:
+                continue
+            if isinstance(d, dict):
+                out.append(d)
+        return out
 
     def set_metadata(self, cid: int, metadata: dict) -> None:
         self.db.execute("UPDATE chunks SET metadata=? WHERE id=?",

@@ -84,6 +84,7 @@ class Index:
     - ``search_vectors(query_vec, k, allowed_ids=None) -> list[(id, score)]``: cosine top-k.
     - ``embedder``: the embedder the vectors were made with (loaded on first use); embed a
       query with ``index.embedder.embed_query([text])[0]``.
+    - ``symbols(name=None) -> list[dict]``: the symbol index (Python definitions).
     - ``chunk_count``, ``vector_count``, ``vector_ids()``.
     """
 
@@ -160,6 +161,13 @@ class Index:
 
     def vector_ids(self) -> set[int]:
         return self._vectors.ids() if self._vectors else set()
+
+    def symbols(self, name: str | None = None) -> list[dict[str, Any]]:
+        """The symbol index: Python definitions (``ragcode.chunking.symbols.Symbol.to_dict()``:
+        qualified name, signature, decorators, docstring line, lines, called names), all or
+        those whose bare or qualified name is ``name``."""
+        with self._lock:
+            return self._store.symbols(name)
 
     def search_vectors(
         self, query_vec: np.ndarray, k: int, allowed_ids: Iterable[int] | None = None

@@ -2,7 +2,9 @@
 half of the retrieval stage, after ``ragcode.retrieval.ranking``).
 
 The ``context.*`` settings decide it: the start of the top-level README leads; the top hits
-bring their neighbours in their files and their whole documentation section; then ``pack``
+bring their neighbours in their files and their whole documentation section; an instruction
+expecting Python gets the signatures of the repository API it and those hits refer to
+(``ragcode.retrieval.api_context``) after the first hits; then ``pack``
 (``ragcode.retrieval.packing``) fits all that, with the CLI tables linked to README commands,
 into the budget.
 """
@@ -12,8 +14,10 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from ragcode.config import ContextConfig
+from ragcode.retrieval.api_context import ApiPicker
 from ragcode.retrieval.base import chunk_table
 from ragcode.retrieval.packing import PackSettings, pack
+from ragcode.retrieval.symbols import SymbolTable
 from ragcode.types import Chunk, Context, Hit
 
 _MARKUP_STARTS = ("<", "![", "[![", "**[", "[<img", "|")
@@ -29,11 +33,24 @@ class ContextAssembler:
         self.settings = PackSettings.from_config(ccfg)
         self._by_id: dict[str, Chunk] | None = None
         self._by_file: dict[str, list[Chunk]] | None = None
+        self._symbols: SymbolTable | None = None
 
     def assemble(self, hits: Sequence[Hit], query: str = "") -> Context:
         """The README overview, ``hits`` with their neighbours and sections, packed."""
-        offered = self.overview() + self.whole_sections(self.expand(hits))
+        lead, ranked = self.overview(), self.whole_sections(self.expand(hits))
+        at = self.ccfg.api_after  # the API signatures go right after the first hits
+        offered = lead + ranked[:at] + self.api_signatures(hits, query) + ranked[at:]
         return pack(offered, self.settings, lookup=self.lookup, query=query)
+
+    def api_signatures(self, hits: Sequence[Hit], query: str) -> list[Hit]:
+        """For an instruction expecting Python or naming a definition: the focused api chunks
+        of what it and the top hits refer to (``api_context.ApiPicker``)."""
+        if self.ccfg.api_top <= 0 or not query:
+            return []
+        if self._symbols is None:
+            self._symbols = SymbolTable(chunk_table(self.corpus)[1])
+        named = self._symbols.named_api(query) if self._symbols else []
+        return ApiPicker(self.ccfg, self.lookup).pick(hits, query, named)
 
     def lookup(self, ids: Iterable[str]) -> list[Chunk]:
         if self._by_id is None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
+from ragcode.errors import ConfigError
 from ragcode.registry import Registry
-from ragcode.types import Chunk, Hit
+from ragcode.types import CHUNK_KINDS, Chunk, Hit
 
 
 @runtime_checkable
@@ -20,6 +21,37 @@ class Corpus(Protocol):
     ``Index``). Dense retrieval also needs ``search_vectors`` and ``embedder``."""
 
     def chunks(self) -> Sequence[Chunk] | Mapping[int, Chunk]: ...
+
+
+# what a hit is, for people: documentation, a script's command line, a module's API, code
+KIND_GROUPS: dict[str, tuple[str, ...]] = {
+    "doc": ("markdown", "notebook", "text"),
+    "cli": ("cli",),
+    "api": ("api",),
+    "code": ("code", "shell"),
+    "config": ("config",),
+}
+
+
+def kind_group(kind: str) -> str:
+    """``doc``, ``cli``, ``api``, ``code`` or ``config`` for a chunk kind (itself if unknown)."""
+    return next((g for g, kinds in KIND_GROUPS.items() if kind in kinds), kind)
+
+
+def expand_kinds(names: Sequence[str]) -> list[str]:
+    """Chunk kinds for group names and/or chunk kinds (``doc`` -> markdown, notebook, text);
+    ``ConfigError`` naming the known ones for anything else."""
+    out: list[str] = []
+    for name in names:
+        if name in KIND_GROUPS:
+            out.extend(KIND_GROUPS[name])
+        elif name in CHUNK_KINDS:
+            out.append(name)
+        else:
+            raise ConfigError(
+                f"unknown kind {name!r}; use one of {', '.join(KIND_GROUPS)} or a chunk kind "
+                f"({', '.join(CHUNK_KINDS)})")
+    return list(dict.fromkeys(out))
 
 
 def chunk_table(corpus: Corpus) -> tuple[list[int] | None, list[Chunk]]:

@@ -2,7 +2,10 @@
 
 The BM25 model is built once per chunk store and saved next to the index (or under the cache
 directory for an in-memory corpus), keyed by a hash of the chunk ids and the tokenizer version,
-so a query never rebuilds it and a changed index never reads a stale one.
+so a query never rebuilds it and a changed index never reads a stale one. ``api`` listings get a
+model of their own (their words would change every other chunk's statistics), so the scores of
+the other chunks are what they would be without them. A loaded cache is checked against its
+chunks (``cache_problem``) and rebuilt when wrong.
 """
 
 from __future__ import annotations
@@ -46,43 +49,67 @@ def _cache_root(corpus: Any, config: Any) -> Path | None:
     return None
 
 
+class _Part:
+    """One bm25s model over some of the corpus's chunks (their positions ``idx``), cached at
+    ``target``: loaded when the cache there is whole, else built and saved."""
+
+    def __init__(self, idx: list[int], chunks: list[Chunk], root: Path | None):
+        self.idx, self.chunks = idx, chunks
+        self.target = root / corpus_key(chunks) if root is not None else None
+        self.model: Any = self._load()
+        if self.model is None:
+            self.build(replace=self.target is not None and self.target.exists())
+
+    def _load(self) -> Any:
+        import bm25s
+
+        target = self.target
+        if target is None or not (target / "params.index.json").exists():
+            return None
+        try:
+            model = bm25s.BM25.load(str(target))
+            why = cache_problem(model, len(self.chunks))
+        except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
+            why = f"unreadable ({exc})"
+        if why:
+            log.warning("BM25 cache %s %s; rebuilding", target, why)
+            return None
+        return model
+
+    def build(self, replace: bool = False) -> None:
+        import bm25s
+
+        self.model = bm25s.BM25()
+        docs = [code_tokens(document_text(c)) or ["\0empty"] for c in self.chunks]
+        self.model.index(docs, show_progress=False)
+        if self.target is not None:
+            _save_atomic(self.model, self.target, replace)
+
+    def scores(self, q: list[str]) -> Any:
+        try:
+            return self.model.get_scores(q)
+        except (ValueError, IndexError) as exc:  # a cache that passed the checks and is still wrong
+            log.warning("BM25 model of %s failed a query (%s); rebuilding", self.target, exc)
+            self.build(replace=True)
+            return self.model.get_scores(q)
+
+
 class BM25Retriever(Retriever):
     name = "bm25"
 
     def __init__(self, corpus: Corpus, config: Any = None, cache_dir: str | Path | None = None):
-        import bm25s
+        import bm25s  # noqa: F401 - imported here so its logger exists to be quietened
 
         # bm25s sets its own logger to DEBUG on import; let ours decide what is shown
         logging.getLogger("bm25s").setLevel(logging.WARNING)
         _, self._chunks = chunk_table(corpus)
         self._masks: dict[Filters, Any] = {}  # filter -> which chunks it accepts
-        key = corpus_key(self._chunks)
         root = Path(cache_dir) if cache_dir is not None else _cache_root(corpus, config)
-        self._target = root / key if root is not None else None
-        self.model = None
-        target = self._target
-        if target is not None and (target / "params.index.json").exists():
-            try:
-                model = bm25s.BM25.load(str(target))
-                why = cache_problem(model, len(self._chunks))
-            except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
-                why = f"unreadable ({exc})"
-            if why:
-                log.warning("BM25 cache %s %s; rebuilding", target, why)
-            else:
-                self.model = model
-        if self.model is None:
-            self._build(replace=target is not None and target.exists())
-
-    def _build(self, replace: bool = False) -> None:
-        import bm25s
-
-        self.model = bm25s.BM25()
-        docs = [code_tokens(document_text(c)) or ["\0empty"] for c in self._chunks]
-        if docs:
-            self.model.index(docs, show_progress=False)
-        if self._target is not None and docs:
-            _save_atomic(self.model, self._target, replace)
+        # api listings are scored by a model of their own: the word statistics of every other
+        # chunk (and so a command query's ranking) do not depend on whether they exist
+        parts = ([i for i, c in enumerate(self._chunks) if c.kind != "api"],
+                 [i for i, c in enumerate(self._chunks) if c.kind == "api"])
+        self.parts = [_Part(idx, [self._chunks[i] for i in idx], root) for idx in parts if idx]
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -91,16 +118,13 @@ class BM25Retriever(Retriever):
     def scores(self, query: str):
         import numpy as np
 
+        out = np.zeros(len(self._chunks), dtype="float32")
         q = code_tokens(query)
-        if not q or not self._chunks:
-            return np.zeros(len(self._chunks), dtype="float32")
-        assert self.model is not None  # built or loaded in __init__
-        try:
-            return self.model.get_scores(q)
-        except (ValueError, IndexError) as exc:  # a cache that passed the checks and is still wrong
-            log.warning("BM25 model of %s failed a query (%s); rebuilding", self._target, exc)
-            self._build(replace=True)
-            return self.model.get_scores(q)
+        if not q:
+            return out
+        for part in self.parts:
+            out[part.idx] = part.scores(q)
+        return out
 
     def retrieve(self, query: str, k: int, filters: Filters = Filters()) -> list[Hit]:
         import numpy as np

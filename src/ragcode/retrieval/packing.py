@@ -172,14 +172,21 @@ class Compactor:
 
 def _chunk_lines(chunk: Chunk) -> dict[int, str] | None:
     lines = chunk.text.split("\n")
-    if len(lines) != chunk.end_line - chunk.start_line + 1:
+    if chunk.kind == "api" or len(lines) != chunk.end_line - chunk.start_line + 1:
         return None
     return {chunk.start_line + i: line for i, line in enumerate(lines)}
 
 
+def _place(chunk: Chunk) -> str:
+    """Where a chunk's lines live for merging: its file, or apart for an api listing (its
+    lines span the module's definitions but its text is a table, not those lines)."""
+    return f"{chunk.path}\0api" if chunk.kind == "api" else chunk.path
+
+
 def _covered(selected: Sequence[Chunk], chunk: Chunk) -> bool:
     for s in selected:
-        if s.path == chunk.path and s.start_line <= chunk.start_line and chunk.end_line <= s.end_line:
+        if _place(s) == _place(chunk) and s.start_line <= chunk.start_line \
+                and chunk.end_line <= s.end_line:
             return True
     return False
 
@@ -187,9 +194,10 @@ def _covered(selected: Sequence[Chunk], chunk: Chunk) -> bool:
 def _pieces(chosen: Sequence[tuple[Chunk, int]], merge_adjacent: bool) -> list[_Piece]:
     by_path: dict[str, list[tuple[Chunk, int]]] = {}
     for chunk, rank in chosen:
-        by_path.setdefault(chunk.path, []).append((chunk, rank))
+        by_path.setdefault(_place(chunk), []).append((chunk, rank))
     pieces: list[_Piece] = []
-    for path, items in by_path.items():
+    for place, items in by_path.items():
+        path = place.split("\0")[0]
         items.sort(key=lambda cr: (cr[0].start_line, cr[0].end_line))
         current: _Piece | None = None
         for chunk, rank in items:

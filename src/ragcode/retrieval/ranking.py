@@ -13,10 +13,12 @@ import re
 from typing import Any, Sequence
 
 from ragcode.config import Config
-from ragcode.retrieval.base import RERANKERS, Filters, Query, load_retriever
+from ragcode.retrieval.api_context import expects_python
+from ragcode.retrieval.base import RERANKERS, Filters, Query, chunk_table, load_retriever
 from ragcode.retrieval.fusion import rrf
 from ragcode.retrieval.query import identifiers, strip_filler
-from ragcode.types import Chunk, Hit
+from ragcode.retrieval.symbols import SYMBOL_QUERY_WORDS, SymbolTable
+from ragcode.types import CHUNK_KINDS, Chunk, Hit
 
 
 def path_weight(path: str, weights: dict[str, float]) -> float:
@@ -110,6 +112,17 @@ class Ranker:
             self.reranker = RERANKERS.get(config.rerank.backend)(config)
         self.filters = Filters(kinds=tuple(config.retrieval.kinds),
                                path_prefix=config.retrieval.path_prefix)
+        self.corpus = corpus
+        self._symbols: SymbolTable | None = None
+        kinds = tuple(k for k in (self.filters.kinds or CHUNK_KINDS) if k != "api")
+        self._without_api = Filters(kinds=kinds, path_prefix=self.filters.path_prefix)
+
+    @property
+    def symbols(self) -> SymbolTable:
+        """The symbol index of the corpus (built on first use from its api chunks)."""
+        if self._symbols is None:
+            self._symbols = SymbolTable(chunk_table(self.corpus)[1])
+        return self._symbols
 
     def rank(self, query: Query, k: int) -> list[Hit]:
         """The top ``k`` hits for ``query``, ranked 0..k-1."""
@@ -119,7 +132,9 @@ class Ranker:
             query = Query(text=strip_filler(query.text, cfg.filler_phrases),
                           sub_queries=query.sub_queries)
         texts = query.all if cfg.multi_query else (query.text,)
-        lists = self.retriever.retrieve_many(list(texts), n, self.filters)
+        # an instruction for a command ranks without API listings, as if they did not exist
+        filters = self.filters if self._wants_api(query.text) else self._without_api
+        lists = self.retriever.retrieve_many(list(texts), n, filters)
         weights = [1.0] + [cfg.sub_query_weight] * (len(lists) - 1)
         if cfg.docs_query_weight > 0 and not self.filters.kinds:
             # the instruction again, over documentation only: a README section that says how
@@ -133,6 +148,7 @@ class Ranker:
             hits = rrf(lists, k=cfg.rrf_k, weights=weights, limit=n)
         hits = self._priors(hits, query)
         hits = demote_near_duplicates(hits, cfg.duplicate_threshold, cfg.duplicate_penalty)
+        hits = self._definitions(hits, query.text, n)
         if self.reranker is not None and hits:
             rcfg = self.rcfg
             head = hits[:rcfg.top_n]
@@ -143,6 +159,37 @@ class Ranker:
             hits = rescored + list(hits[rcfg.top_n:])
         return [Hit(chunk=h.chunk, score=h.score, rank=i, source=h.source)
                 for i, h in enumerate(hits[:k])]
+
+    def _wants_api(self, text: str) -> bool:
+        """Whether api listings compete in the ranking: for a search-sized query, one that
+        expects Python, or a kind filter naming them. A long instruction for a command ranks as
+        it would without them (their words would shift the ranks of the passages it needs)."""
+        return len(text.split()) <= SYMBOL_QUERY_WORDS or expects_python(text) or \
+            "api" in self.filters.kinds
+
+    def _definitions(self, hits: list[Hit], text: str, n: int) -> list[Hit]:
+        """The definitions the query describes (most of its words in one definition's name and
+        docstring sentence) and, for a search-sized query (at most ``SYMBOL_QUERY_WORDS``
+        words), those it names, first (fused by RRF); for such a query also the definition
+        behind a matching line of an api hit, before that hit. A longer instruction that
+        mentions a class (``train APPNP on citeseer``) asks how to run something, not where it
+        is defined: names in it do not reorder the ranking."""
+        cfg = self.cfg
+        table = self.symbols if cfg.symbol_weight > 0 or cfg.api_explain_top > 0 else None
+        if not table:
+            return hits
+        short = len(text.split()) <= SYMBOL_QUERY_WORDS
+        if cfg.symbol_weight > 0:
+            named = table.definition_hits(text) if short else []
+            # a name is exact; a description may match a sibling's docstring too
+            found = {h.chunk.id: h for h in named + table.described_hits(text)}
+            defs = [h for h in found.values() if self.filters.accepts(h.chunk)]
+            if defs:
+                hits = rrf([defs, hits], k=cfg.rrf_k, weights=[cfg.symbol_weight, 1.0], limit=n)
+        if cfg.api_explain_top > 0 and short:
+            hits = [h for h in table.explained(hits, text, cfg.api_explain_top)
+                    if self.filters.accepts(h.chunk)]
+        return hits
 
     def _priors(self, hits: Sequence[Hit], query: Query) -> list[Hit]:
         """Kind, file and heading priors, then the boost for code-like names of the query."""
