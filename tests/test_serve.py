@@ -41,7 +41,7 @@ def test_tools_are_listed_with_schemas_and_each_answers(tmp_path: Path, index_di
 
     r = anyio.run(main)
     tools = r["tools"]
-    assert set(tools) == {"search", "open", "ls", "cli", "check"}  # run and generate are opt-in
+    assert set(tools) == {"search", "open", "ls", "cli", "api", "check"}  # run and generate are opt-in
     for tool in tools.values():
         assert tool.description and tool.input_schema["type"] == "object"
         assert tool.input_schema["additionalProperties"] is False
@@ -156,7 +156,7 @@ def test_run_and_generate_are_offered_only_when_enabled_and_log_each_call(tmp_pa
         return names, ran, made, bad
 
     names, ran, made, bad = anyio.run(main)
-    assert names == ["search", "open", "ls", "cli", "check", "run", "generate"]
+    assert names == ["search", "open", "ls", "cli", "api", "check", "run", "generate"]
     assert not ran.is_error and ran.structured_content["exit_code"] == 0 and "dcgan.py" in text(ran)
     assert made.structured_content["answer"] == f"python {SCRIPT} --lr 0.001 --n_epochs 5"  # checked, fixed
     assert bad.is_error and "outside the repository" in text(bad)

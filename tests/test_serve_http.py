@@ -58,7 +58,7 @@ def test_http_serves_several_clients_and_finds_a_file_edited_while_serving(tmp_p
                                json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
     assert len(seen) == 3
     for tools, hit, bad in seen:
-        assert tools == ["search", "open", "ls", "cli", "check"]
+        assert tools == ["search", "open", "ls", "cli", "api", "check"]
         assert not hit.is_error and hit.structured_content["hits"]
         assert bad.is_error and "outside the repository" in text(bad) and "\n" not in text(bad)
     assert found[:1] == ["implementations/wgan/wgan.py"]

@@ -112,3 +112,20 @@ def test_bad_http_endpoints_are_one_line_config_errors(value: str):
 
     with pytest.raises(ConfigError, match="HOST:PORT with a port from 0 to 65535"):
         parse_http(value)
+
+
+def test_api_gives_a_definitions_signature_and_a_modules_listing_from_the_index(tmp_path: Path):
+    cat, _ = _two_indexes(tmp_path)
+    server = build_server(cat)
+    tools, (method, module, missing, outside) = anyio.run(_calls, server, [
+        ("api", {"name": "Discriminator.forward", "index": "demo"}),
+        ("api", {"name": "model.py", "index": "demo"}),
+        ("api", {"name": "no_such_function", "index": "demo"}),
+        ("api", {"name": "../../etc/passwd.py", "index": "demo"}),
+    ])
+    assert "api" in tools
+    assert not method.is_error and "model.py:6-7 method model.Discriminator.forward: def forward(self, x)" in text(method)
+    assert method.structured_content["definitions"][0]["qualname"].endswith("Discriminator.forward")
+    assert not module.is_error and "Generator" in text(module) and "Discriminator" in text(module)
+    assert missing.is_error and "no definition named 'no_such_function'" in text(missing)
+    assert outside.is_error and "\n" not in text(outside)  # read from the index only: nothing to leak

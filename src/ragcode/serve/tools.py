@@ -29,6 +29,7 @@ from typing import Any
 
 from ragcode.agent import tools as agent_tools
 from ragcode.agent.schema import Observation, Param, Tool, ToolCallError
+from ragcode.serve.api_tool import api_observation, api_tool
 from ragcode.serve.served import ServedIndex
 
 _PATH = Param("path", "string", "the folder inside the repository the answer runs from "
@@ -56,7 +57,7 @@ class Catalogue:
 
     def tools(self) -> tuple[Tool, ...]:
         """The tools offered, each with ``index`` when several indexes are served."""
-        out = [SEARCH, OPEN, LS, CLI, CHECK]
+        out = [SEARCH, OPEN, LS, CLI, API, CHECK]
         if self.allow_run:
             out.append(RUN)
         if self.model_config is not None:
@@ -111,6 +112,12 @@ def cli_fn(cat: Catalogue, script: str, index: str = "") -> Observation:
     served = cat.pick(index)
     with served.lease() as idx:
         return agent_tools.cli_tool(served.env(idx), script)
+
+
+def api_fn(cat: Catalogue, name: str, index: str = "") -> Observation:
+    served = cat.pick(index)
+    with served.lease() as idx:
+        return api_observation(idx, name, served.env(idx).limit)
 
 
 def _workdir(env: Any, path: str) -> str:
@@ -185,6 +192,7 @@ LS = Tool("ls", "List a folder of the repository: sub-folders, then files with t
 CLI = Tool("cli", "The command-line flags a script's parser declares (argparse, click, typer, absl): "
            "name, type, default, choices, required, help. Use it before writing a command that "
            "runs the script.", agent_tools.CLI.params, cli_fn)
+API = api_tool(api_fn)
 CHECK = Tool(
     "check", "Check a bash command or Python script against the repository without running it: "
     "scripts and flags that do not exist (with the closest real spelling), bad choices, imports "
