@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from check_helpers import make_check_repo
+from golden_repos import SIZES
 
 from ragcode.answering import generate_from_config
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
@@ -14,18 +15,6 @@ from ragcode.config import load_config
 from ragcode.generation.backends.scripted import ScriptedLLM
 from ragcode.generation.parse import parse_answer
 
-SIZES = '''import argparse
-p = argparse.ArgumentParser()
-p.add_argument("--img_size", type=int, default=64)
-p.add_argument("--batch_size", type=int, default=64)
-p.add_argument("--n_epochs", type=int, default=200)
-p.add_argument("--lr", type=float, default=0.0002)
-p.add_argument("--model", type=str, default="TimesNet")
-p.add_argument("--data", type=str, default="ETTh1")
-p.add_argument("--output_dir", type=str, default="out")
-p.add_argument("--input_dir", type=str, default="in")
-args = p.parse_args()
-'''
 
 
 @pytest.fixture

@@ -5,6 +5,8 @@ details they rely on: a value named in two places, ``300,000``, a value held by 
 from __future__ import annotations
 
 from check_helpers import make_check_repo
+from golden_repos import PREPARE, PRETRAIN
+from golden_repos import PRETRAIN_README as README
 
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
 from ragcode.check.facts import script_flags
@@ -13,50 +15,6 @@ from ragcode.check.fill_vars import documented, fill_vars, unset_vars
 from ragcode.answer.fixes import fix_answer
 from ragcode.check.switch import documented_commands, fit, switch_command
 
-PREPARE = '''import argparse
-p = argparse.ArgumentParser()
-p.add_argument("--input_file")
-p.add_argument("--output_file")
-p.add_argument("--vocab_file")
-p.add_argument("--max_seq_length", type=int, default=128)
-args = p.parse_args()
-'''
-PRETRAIN = '''import argparse
-p = argparse.ArgumentParser()
-p.add_argument("--input_file")
-p.add_argument("--config_file", required=True)
-p.add_argument("--max_seq_length", type=int, default=128)
-p.add_argument("--num_train_steps", type=int, default=20)
-p.add_argument("--num_warmup_steps", type=int, default=10)
-p.add_argument("--learning_rate", type=float, default=5e-5)
-args = p.parse_args()
-'''
-README = '''# Pre-training
-
-```shell
-export MODEL_DIR=/path/to/models/base_L-12_H-768
-```
-
-First make the data, then train:
-
-```shell
-python prepare.py \\
-  --input_file=./sample.txt \\
-  --output_file=/tmp/x.rec \\
-  --vocab_file=$MODEL_DIR/vocab.txt \\
-  --max_seq_length=128
-```
-
-```shell
-python pretrain.py \\
-  --input_file=/tmp/x.rec \\
-  --config_file=$MODEL_DIR/config.json \\
-  --max_seq_length=128 \\
-  --num_train_steps=20 \\
-  --num_warmup_steps=10 \\
-  --learning_rate=2e-5
-```
-'''
 TASK = ("Pre-train the ./models/large_L-24_H-1024 model with a maximum sequence length of 256. Train it for "
         "300,000 steps with a warm-up of 10,000 steps and a learning rate of 0.00001.")
 ANSWER = ("python prepare.py --input_file=./sample.txt --output_file=/tmp/x.rec --vocab_file=$MODEL_DIR/vocab.txt "
