@@ -87,7 +87,7 @@ def _check(root: Path) -> Path:
     return repo
 
 
-def _fill(root: Path) -> Path:
+def fill_repo(root: Path) -> Path:
     """A script with many sized flags and experiment wrappers under scripts/."""
     repo = make_check_repo(root)
     (repo / "gan.py").write_text(SIZES)
@@ -241,7 +241,7 @@ def _outside(root: Path) -> Path:
     return repo
 
 
-REPOS: dict[str, Callable[[Path], Path]] = {"check": _check, "fill": _fill, "models": _models,
+REPOS: dict[str, Callable[[Path], Path]] = {"check": _check, "fill": fill_repo, "models": _models,
                                             "documented": _documented, "outside": _outside}
 
 

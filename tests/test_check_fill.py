@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from check_helpers import make_check_repo
-from golden_repos import SIZES
+from golden_repos import fill_repo
 
 from ragcode.answering import generate_from_config
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
@@ -19,14 +18,7 @@ from ragcode.generation.parse import parse_answer
 
 @pytest.fixture
 def repo(tmp_path):
-    repo = make_check_repo(tmp_path)
-    (repo / "gan.py").write_text(SIZES)
-    for task, model in (("forecast", "TimesNet"), ("anomaly", "Autoformer")):
-        (repo / "scripts" / task).mkdir(parents=True)
-        (repo / "scripts" / task / f"{model}_SMAP.sh").write_text(
-            f"export CUDA_VISIBLE_DEVICES=0\nmodel_name={model}\n\npython -u gan.py \\\n  --model $model_name \\\n"
-            f"  --data SMAP \\\n  --batch_size 32\n")
-    return repo
+    return fill_repo(tmp_path)
 
 
 def fill(repo, answer: str, instruction: str) -> tuple[str, list]:
