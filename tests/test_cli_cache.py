@@ -23,6 +23,8 @@ def _fill(cache, outside):  # noqa: ANN001, ANN202
     (cache / "embeddings.sqlite").write_bytes(b"e" * 100)
     (cache / "bm25" / "k").mkdir(parents=True)
     (cache / "bm25" / "k" / "data").write_bytes(b"b" * 10)
+    (cache / "dryrun" / "ab").mkdir(parents=True)
+    (cache / "dryrun" / "ab" / "abcd.json").write_bytes(b"d" * 40)
     outside.mkdir()
     (outside / "precious").write_text("keep me")
     (cache / "bm25" / "link").symlink_to(outside)  # a link out of the cache: never followed
@@ -47,7 +49,7 @@ def test_cache_sizes_by_kind_and_clear_one_kind(tmp_path, monkeypatch):
     sizes = _sizes(cache)
     assert set(sizes) == set(KINDS)
     assert sizes["models"] == (3003, 2) and sizes["converted"] == (5000, 1) and sizes["onnx"] == (700, 1)
-    assert sizes["embeddings"] == (100, 1) and sizes["rerank"] == (0, 0)
+    assert sizes["embeddings"] == (100, 1) and sizes["rerank"] == (0, 0) and sizes["dryrun"] == (40, 1)
     assert sizes["bm25"][1] == 2  # the data file and the link itself
 
     table = runner.invoke(app, ["cache", "--set", f"index.cache_dir={cache}"])

@@ -26,6 +26,7 @@ KINDS: dict[str, str] = {
     "bm25": "BM25 indexes of corpora that are not an index folder",
     "rerank": "passage vectors of the e5 reranker",
     "verdicts": "scoring verdicts of runs scored from a JSONL file",
+    "dryrun": "parse-only dry runs of answers (the parse check, the parsed policy)",
 }
 
 
@@ -45,7 +46,7 @@ def _paths(config: Config) -> dict[str, tuple[str, list[Path]]]:
     models = cache / "models"
     assembled = sorted(p for p in models.iterdir() if not p.is_dir()) if models.is_dir() else []
     folders = {"converted": models / "transformers", "onnx": models_dir() / "onnx", "bm25": cache / "bm25",
-               "rerank": cache / "rerank", "verdicts": cache / "verdicts"}
+               "rerank": cache / "rerank", "verdicts": cache / "verdicts", "dryrun": cache / "dryrun"}
     return {
         "models": (f"{models}/*.gguf", assembled),
         **{kind: (str(path), [path]) for kind, path in folders.items()},
