@@ -130,3 +130,22 @@ def test_with_parse_among_the_checkers_check_answer_overrules_and_the_fixes_keep
     assert not checkers_keep_fix(right, respelled, "bash", ctx, checkers)
     assert checkers_keep_fix(right, respelled, "bash", ctx, static)  # no parse checker: nothing to ask
     assert fix_and_keep(right, "bash", with_parse, ctx, checkers, Config().generation.fixes) is None
+
+
+def test_check_answer_parses_an_answer_once_for_check_and_overrule(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"train.py": ARGPARSE})
+    checker = _checker(tmp_path)
+    runs: list[str] = []
+    real = checker.runner.run
+
+    def counted(entry, ctx):  # noqa: ANN001, ANN202
+        runs.append(entry.target)
+        return real(entry, ctx)
+
+    checker.runner.run = counted  # type: ignore[method-assign]
+    static = load_checkers(["bash", "coverage"], Config())
+    ctx = CheckContext(repo, ".", "Train vit_l with --opts A 1.")
+    check_answer("python train.py --model-type vit_l --opts A 1", "bash", ctx, [*static, checker])
+    assert runs == ["train.py"]
+    check_answer("python train.py --model-type vit_b", "bash", ctx, [*static, checker])
+    assert runs == ["train.py", "train.py"]  # another answer is parsed anew

@@ -57,17 +57,27 @@ class ParseChecker:
         self.config = config or Config()
         cache = getattr(getattr(self.config, "index", None), "cache_dir", None)
         self.runner = DryRunner(self.config.execution, cache_dir=f"{cache}/dryrun" if cache else None)
+        self._last: tuple[tuple[Any, ...], list[ParseResult]] | None = None
+
+    def _results(self, code: str, answer_type: str, ctx: CheckContext) -> list[ParseResult]:
+        """The dry run of ``code``; ``check_answer`` calls ``check`` then ``overrule`` on the same
+        answer, so the last answer's results are kept and both read the same parse (the entry
+        points are found once, and a parse the sandbox could not cache is not run twice)."""
+        key = (code, answer_type, str(ctx.repo_dir), ctx.workdir, ctx.interpreter, id(self.runner))
+        if self._last is None or self._last[0] != key:
+            self._last = (key, dry_run(code, answer_type, ctx, runner=self.runner))
+        return self._last[1]
 
     def check(self, code: str, answer_type: str, ctx: CheckContext) -> list[Finding]:
         found: list[Finding] = []
-        for result in dry_run(code, answer_type, ctx, runner=self.runner):
+        for result in self._results(code, answer_type, ctx):
             found.extend(findings_for(result))
         return found
 
     def overrule(self, code: str, answer_type: str, ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
-        """``findings`` less the static guesses this answer's parse has answered (``overrule``);
-        the dry run's results come from its cache, filled by ``check``."""
-        return overrule(findings, dry_run(code, answer_type, ctx, runner=self.runner))
+        """``findings`` less the static guesses this answer's parse has answered (``overrule``),
+        from the parse ``check`` just made."""
+        return overrule(findings, self._results(code, answer_type, ctx))
 
     def keeps_fix(self, before: str, after: str, answer_type: str, ctx: CheckContext) -> bool:
         from ragcode.dryrun.values import keeps_fix
