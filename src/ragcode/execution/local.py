@@ -343,8 +343,9 @@ class LocalExecutor:
                     infra = "the sandbox did not start"
                 else:
                     start = time.monotonic()
+                    oom = cgroup.oom_killed if cgroup is not None and cgroup.memory else None
                     code, timed_out, limit = wait_answer(proc, spec.timeout_s, Bounds(disk, self._memory_watch(
-                        proc.pid, uid, cgroup)))
+                        proc.pid, uid, cgroup), oom))
                     duration = time.monotonic() - start
                 survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
                 if cgroup is not None:

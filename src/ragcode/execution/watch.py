@@ -63,11 +63,14 @@ class Tail:
 
 @dataclass
 class Bounds:
-    """What the wait enforces itself: ``disk`` (folder, bytes) and ``memory`` (members, bytes),
-    ``members`` listing the answer's processes."""
+    """What the wait enforces itself: ``disk`` (folder, bytes), ``memory`` (members, bytes),
+    ``members`` listing the answer's processes, and ``oom``: whether the kernel has killed a
+    process of the answer's memory cgroup (a cgroup v1 group has no ``memory.oom.group``: the
+    kernel kills one process, and the wait then stops the whole answer, as v2 does)."""
 
     disk: tuple[Path, int] | None = None
     memory: tuple[Callable[[], list[int]], int] | None = None
+    oom: Callable[[], bool] | None = None
 
 
 def ready(reader: IO[bytes], proc: subprocess.Popen) -> bool:
@@ -84,7 +87,7 @@ def ready(reader: IO[bytes], proc: subprocess.Popen) -> bool:
 
 def wait_answer(proc: subprocess.Popen, timeout: float, bounds: Bounds) -> tuple[int | None, bool, str]:
     """(exit code, timed out, the bound it ran into: "" / "disk" / "memory") of the answer."""
-    if bounds.disk is None and bounds.memory is None:
+    if bounds.disk is None and bounds.memory is None and bounds.oom is None:
         try:
             return proc.wait(timeout=timeout), False, ""
         except subprocess.TimeoutExpired:
@@ -105,6 +108,8 @@ def over_bound(bounds: Bounds) -> str:
     if bounds.disk is not None and tree_bytes(bounds.disk[0]) > bounds.disk[1]:
         return "disk"
     if bounds.memory is not None and resident_bytes(bounds.memory[0]()) > bounds.memory[1]:
+        return "memory"
+    if bounds.oom is not None and bounds.oom():
         return "memory"
     return ""
 
