@@ -63,7 +63,7 @@ def test_the_repositorys_own_interpreter_is_used_wherever_a_context_is_built(tmp
     def severity(findings: list[dict]) -> list[str]:
         return [f["severity"] for f in findings if f["code"] == "unresolved-import"]
 
-    assert severity(plain) == ["warning"] and severity(own["findings"]) == ["error"]
+    assert severity(plain) == [] and severity(own["findings"]) == ["error"]
 
 
 def _app():

@@ -4,6 +4,8 @@
 - ``repo_imports(repo)``: top-level modules its own code imports (a line scan);
 - ``repo_declared_packages(repo)``: what its requirement files and docs say to ``pip install``;
 - ``repo_needs(name, repo)``: a third-party package the repository depends on;
+- ``near_repo_module(name, repo)``: the repository's module or declared package that ``name``
+  misses by a little (a misspelling), or "";
 - ``env_has_modules(interpreter, names)``: which names the interpreter can import (asked once).
 
 Used by the answer checks and by the ``static`` scoring policy and infrastructure-failure
@@ -12,6 +14,7 @@ rules in ``ragcode.bench``.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib.util
 import json
@@ -131,3 +134,18 @@ def repo_needs(top: str, repo_dir: Path) -> bool:
     if top in sys.stdlib_module_names:
         return False
     return top in repo_imports(Path(repo_dir)) or top.lower() in repo_declared_packages(Path(repo_dir))
+
+
+def near_repo_module(top: str, repo_dir: Path) -> str:
+    """The repository's own module, its folder's name or a package it says to install that
+    ``top`` misses by a little (``open_clips`` / ``openclip`` for ``open_clip``), or ""."""
+    want = _squash(top)
+    if len(want) < 3:
+        return ""
+    names = sorted(repo_modules(Path(repo_dir)) | repo_declared_packages(Path(repo_dir)) | {Path(repo_dir).name})
+    close = difflib.get_close_matches(want, [_squash(n) for n in names], n=1, cutoff=0.8)
+    return next((n for n in names if close and _squash(n) == close[0]), "")
+
+
+def _squash(name: str) -> str:
+    return name.lower().replace("-", "").replace("_", "")

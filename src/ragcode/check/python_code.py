@@ -2,7 +2,11 @@
 
 - it parses (``syntax-error`` with the line);
 - every import resolves to the repository's own modules (task path, repository root, a
-  ``src/``-style layout) or to the environment's interpreter (``unresolved-import``);
+  ``src/``-style layout) or to the environment's interpreter (``unresolved-import``); without
+  a per-repository interpreter (``execution.envs``) the environment ragcode runs in is not the
+  one the answer runs in, so only a module that misses the repository's own (or a package it
+  says to install) by a little is said (``import open_clips``, did you mean ``open_clip``?);
+  ``import skimage`` is left alone;
 - names taken from the repository's modules exist there: ``from models import GCNN`` when
   ``models.py`` defines no ``GCNN``, or ``models.GCNN(...)`` after ``import models``
   (``missing-symbol``, naming the closest real one);
@@ -28,7 +32,7 @@ from pathlib import Path
 from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.facts import module_file, module_symbols
-from ragcode.check.facts_env import env_has_modules, in_repo, repo_needs
+from ragcode.check.facts_env import env_has_modules, in_repo, near_repo_module, repo_needs
 
 _RUNNERS = {"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput"}
 
@@ -105,10 +109,16 @@ class PythonChecker:
             if top not in own:
                 if top not in needed and not have.get(top, True) and top not in reported:
                     reported.add(top)
-                    # without the repository's own interpreter the environment may simply lack it
-                    found.append(Finding(self.name, "unresolved-import",
-                                         say("unresolved-import", module=module, top=top),
-                                         severity=ERROR if ctx.interpreter else WARNING, line=line, target=module))
+                    near = near_repo_module(top, repo)
+                    # without the repository's own interpreter this environment is not the answer's:
+                    # a package it lacks may be installed where the answer runs, so only a near miss
+                    # of the repository's own modules is said
+                    if ctx.interpreter or near:
+                        hint = f"; did you mean {near}?" if near else ""
+                        found.append(Finding(self.name, "unresolved-import",
+                                             say("unresolved-import", module=module, top=top, hint=hint),
+                                             severity=ERROR if ctx.interpreter else WARNING, line=line,
+                                             target=module, suggestion=near))
                 continue
             if alias:
                 aliases[alias] = module if alias != top else top

@@ -124,14 +124,16 @@ _DECLARED = (
          "Python that does not parse, located at its line",
          (RuleCase("def f(:\n  pass\n", answer_type=_PY),), greedy="none"),
     Rule("unresolved-import", "python", WARNING, 1.5, {
-        "": "import {module}: no module {top!r} in the repository or the environment",
+        "": "import {module}: no module {top!r} in the repository or the environment{hint}",
         "executed": "running it fails: no module named {module!r}"},
-        "an import found neither in the repository nor in the interpreter's packages (a warning without a "
-        "per-repository interpreter; a package the repository itself imports or says to install is the "
-        "environment's gap, no finding)",
-        (RuleCase("import nonexistent_mod_xyz\nfrom pkg.models import GCN\nm = GCN()\n", answer_type=_PY,
-                  target="nonexistent_mod_xyz"),
-         RuleCase(stderr="Traceback (most recent call last):\nModuleNotFoundError: No module named 'dgl'"))),
+        "an import found neither in the repository nor in the interpreter's packages: an error with a "
+        "per-repository interpreter (`execution.envs`); without one, a warning only for a near miss of the "
+        "repository's own modules or declared packages (the environment ragcode runs in need not be the "
+        "answer's); a package the repository itself imports or says to install is the environment's gap, "
+        "no finding",
+        (RuleCase("import modelz\nfrom pkg.models import GCN\nm = GCN()\n", answer_type=_PY, target="modelz"),
+         RuleCase(stderr="Traceback (most recent call last):\nModuleNotFoundError: No module named 'dgl'")),
+        quiet=(RuleCase("import nonexistent_mod_xyz\nfrom pkg.models import GCN\nm = GCN()\n", answer_type=_PY),)),
     Rule("missing-symbol", "python", ERROR, 1.0, {"": "{module} has no {name}{hint}"},
          "a name imported from, or used on, a repository module that has none (`from models import GCNN`)",
          (RuleCase("from pkg.models import GCN, GAT\nm = GAT()\n", answer_type=_PY, target="pkg.models"),)),
