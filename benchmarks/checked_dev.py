@@ -74,7 +74,7 @@ def _drawn(cands: list[dict]) -> list[tuple[int, str]]:
     return out
 
 
-def _replay(cands: list[dict], task, repos: Path) -> dict[str, tuple[str, list]]:
+def _replay(cands: list[dict], task, repos: Path, check: list[str]) -> dict[str, tuple[str, list]]:
     """The select / autofix / repair stages recomputed with the CURRENT checks, ranking and
     repair rule from the run's stored samples (no model call). A stored repair round is reused
     only when it was made for the same first answer; otherwise that stage stays as chosen."""
@@ -88,7 +88,7 @@ def _replay(cands: list[dict], task, repos: Path) -> dict[str, tuple[str, list]]
 
     repo, _ = repo_dir_for(task, repos)
     ctx = CheckContext(repo, task.path or ".", task.instruction)
-    checkers = load_checkers(list(DEFAULT_CHECKS))
+    checkers = load_checkers(check or list(DEFAULT_CHECKS))
     originals = [Candidate(c["text"], code, c["answer_type"], index, {}) for c, (index, code) in
                  zip(cands, _drawn(cands))]
     originals.sort(key=lambda c: c.sample_index)
@@ -126,7 +126,7 @@ def modes(args: argparse.Namespace) -> int:
         cands = rec["candidates"]
         greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
         stored = _stages(cands)
-        stages = _replay(cands, task, Path(args.replay)) if args.replay else stored
+        stages = _replay(cands, task, Path(args.replay), args.check) if args.replay else stored
         single = stored["select"] if greedy is cands[0] else (greedy["code"], greedy["metadata"].get(
             "check", {}).get("findings", []))  # as drawn: before the first answer's autofix and repair
         chosen = {"single": single, **stages}
@@ -213,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--out", default="")
     m.add_argument("--replay", default="", help="repos folder: recompute checks, ranking and repair "
                    "acceptance with the current code from the stored samples")
+    m.add_argument("--check", action="append", default=[], help="a checker of the replay (repeat; default: "
+                   "the default checks), e.g. --check bash --check python --check coverage --check parse")
     r = sub.add_parser("references")
     r.add_argument("--tasks", required=True)
     r.add_argument("--repos", default="repos")
