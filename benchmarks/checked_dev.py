@@ -8,6 +8,9 @@ repair, from ONE checked run, and how often the checks blame a correct answer.
     ragcode mlbench run --tasks results/dev_half.jsonl --repos repos/ --setting ragcode -n 5 \\
         --out runs/checked/ --set 'generation.check=[bash,python,coverage]' --set generation.repair_rounds=1
     python benchmarks/checked_dev.py modes --run runs/checked/ --tasks results/dev_half.jsonl
+    # the stored samples through the current checks (--check: which), each mode also under --parsed
+    python benchmarks/checked_dev.py modes --run runs/checked/ --tasks results/dev_half.jsonl --replay repos/ \\
+        --check bash --check python --check coverage --check parse --parsed
     # findings on the dataset's reference answers: every one is a false alarm candidate
     python benchmarks/checked_dev.py references --tasks dev.jsonl --repos repos/
 
@@ -108,6 +111,19 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str]) -> dict[str,
     return {"select": chosen, "autofix": after_fix, "repair": final}
 
 
+def _parsed_scorer(args: argparse.Namespace):
+    """``(task, code) -> passed`` under the ``parsed`` policy (``--parsed``), or None."""
+    if not args.parsed:
+        return None
+    from types import SimpleNamespace
+
+    from ragcode.bench.parsed import ParsedScorer
+    from ragcode.config import Config
+
+    scorer, ctx = ParsedScorer(), SimpleNamespace(repos_dir=Path(args.replay or args.repos), config=Config())
+    return lambda task, code: scorer.score_sample(task, code, 0, ctx).passed
+
+
 def modes(args: argparse.Namespace) -> int:
     from ragcode.bench.dataset import load_tasks
     from ragcode.bench.legacy import arguments_ok, type_ok
@@ -116,6 +132,7 @@ def modes(args: argparse.Namespace) -> int:
     recs = [json.loads(x) for x in (Path(args.run) / "samples.jsonl").read_text().splitlines() if x.strip()]
     from ragcode.stats import bootstrap_ci, paired_test
 
+    parsed = _parsed_scorer(args)
     acc: dict[str, Counter] = defaultdict(Counter)
     outcomes: dict[str, list[bool]] = defaultdict(list)
     per_repo: dict[str, Counter] = defaultdict(Counter)
@@ -142,6 +159,11 @@ def modes(args: argparse.Namespace) -> int:
             a["tasks"] += 1
             a["pass1"] += ok
             outcomes[mode].append(ok)
+            if parsed is not None:
+                kind = next((c["answer_type"] for c in cands if c["code"] == code), cands[0]["answer_type"])
+                passed = parsed(task, f"```{kind}\n{code}\n```")  # read as generation read it
+                a["parsed"] += passed
+                outcomes[f"parsed:{mode}"].append(passed)
             a["type_ok"] += type_ok(code, task.type)
             a["zero_findings"] += not findings
             a["seconds"] += seconds[mode]
@@ -158,6 +180,9 @@ def modes(args: argparse.Namespace) -> int:
                       "seconds_per_task": round(a["seconds"] / n, 1),
                       "pass@1_ci95": bootstrap_ci(outcomes[mode]),
                       "vs_single": paired_test(outcomes["single"], outcomes[mode])}
+        if parsed is not None:
+            rows[mode]["parsed_pass@1"] = round(a["parsed"] / n, 3)
+            rows[mode]["parsed_vs_single"] = paired_test(outcomes["parsed:single"], outcomes[f"parsed:{mode}"])
     print("| mode | tasks | pass@1 [95% CI] | vs single: +/- (p) | pass@5 | type acc. | zero findings | s/task |\n"
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for mode, r in rows.items():
@@ -165,6 +190,12 @@ def modes(args: argparse.Namespace) -> int:
         t = r["vs_single"]
         print(f"| {mode} | {r['tasks']} | {r['pass@1']:.3f} [{lo:.2f}, {hi:.2f}] | +{t['gained']}/-{t['lost']} ({t['p']}) | "
               f"{r['pass@5']:.3f} | {r['type_accuracy']:.3f} | {r['zero_findings']:.3f} | {r['seconds_per_task']} |")
+    if parsed is not None:
+        print("\nparsed policy (the repository's parser gives the reference's parameters the same values; the text "
+              "checks where the reference's own parse is not accepted):")
+        for mode, r in rows.items():
+            t = r["parsed_vs_single"]
+            print(f"  {mode}: pass@1 {r['parsed_pass@1']:.3f} (vs single +{t['gained']}/-{t['lost']})")
     out = {"run": str(args.run), "modes": rows, "per_repo": {k: dict(v) for k, v in per_repo.items()},
            "config": json.loads((Path(args.run) / "run.json").read_text()).get("config", {}).get("generation")}
     write_atomic(Path(args.out or Path(args.run) / "checked_modes.json"), json.dumps(out, indent=1) + "\n")
@@ -213,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--out", default="")
     m.add_argument("--replay", default="", help="repos folder: recompute checks, ranking and repair "
                    "acceptance with the current code from the stored samples")
+    m.add_argument("--parsed", action="store_true", help="also score every mode with the parsed policy")
+    m.add_argument("--repos", default="repos", help="repositories for --parsed when not replaying")
     m.add_argument("--check", action="append", default=[], help="a checker of the replay (repeat; default: "
                    "the default checks), e.g. --check bash --check python --check coverage --check parse")
     r = sub.add_parser("references")
