@@ -132,7 +132,9 @@ class TransformersLLM:
         if cache is None or same == 0:
             cache, same = DynamicCache(), 0
         elif same < len(held):
-            cache.crop(same)
+            # a negative count removes that many tokens: the one spelling transformers 4 (which
+            # also took an absolute length) and 5 (which refuses a positive one) both read alike
+            cache.crop(same - len(held))
         if same < len(ids):
             self.model(input_ids=torch.tensor([ids[same:]], device=self.device), use_cache=True,
                        **{self._cache_kw: cache})
