@@ -136,6 +136,7 @@ def modes(args: argparse.Namespace) -> int:
     acc: dict[str, Counter] = defaultdict(Counter)
     outcomes: dict[str, list[bool]] = defaultdict(list)
     per_repo: dict[str, Counter] = defaultdict(Counter)
+    per_task: dict[str, dict[str, bool]] = defaultdict(dict)  # key -> mode -> passed (to pair two replays)
     for rec in recs:
         task = tasks.get(rec["key"])
         if task is None:
@@ -159,6 +160,7 @@ def modes(args: argparse.Namespace) -> int:
             a["tasks"] += 1
             a["pass1"] += ok
             outcomes[mode].append(ok)
+            per_task[rec["key"]][mode] = ok
             if parsed is not None:
                 kind = next((c["answer_type"] for c in cands if c["code"] == code), cands[0]["answer_type"])
                 passed = parsed(task, f"```{kind}\n{code}\n```")  # read as generation read it
@@ -197,6 +199,7 @@ def modes(args: argparse.Namespace) -> int:
             t = r["parsed_vs_single"]
             print(f"  {mode}: pass@1 {r['parsed_pass@1']:.3f} (vs single +{t['gained']}/-{t['lost']})")
     out = {"run": str(args.run), "modes": rows, "per_repo": {k: dict(v) for k, v in per_repo.items()},
+           "per_task": per_task,
            "config": json.loads((Path(args.run) / "run.json").read_text()).get("config", {}).get("generation")}
     write_atomic(Path(args.out or Path(args.run) / "checked_modes.json"), json.dumps(out, indent=1) + "\n")
     return 0
