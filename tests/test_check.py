@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -113,7 +114,15 @@ def test_python_unresolvable_import_and_missing_repository_symbol(repo):
 def test_a_package_the_repository_depends_on_is_the_environments_gap(tmp_path):
     own = make_check_repo(tmp_path)
     (own / "requirements.txt").write_text("somedep-not-installed>=1\n")
+    cell = {"cell_type": "code", "source": ["import numpy as np\n", "from nbonly_not_installed import data\n"]}
+    (own / "demo.ipynb").write_text(json.dumps({"cells": [cell], "nbformat": 4}))
     assert codes("import somedep_not_installed\nimport pkg\n", own, "python") == []
+    # a package the repository's notebooks import counts too, even with the repository's interpreter
+    ctx = CheckContext(own, ".", "", sys.executable)
+    found = check_answer("from nbonly_not_installed import data\nimport pkg\n", "python", ctx, load_checkers(["python"]))
+    assert [f.code for f in found] == []
+    found = check_answer("import other_not_installed\nimport pkg\n", "python", ctx, load_checkers(["python"]))
+    assert [f.code for f in found] == ["unresolved-import"]
     # only the package, none of the repository's own modules: a note that weighs nothing
     (note,) = findings("import somedep_not_installed\nsomedep_not_installed.run()\n", own, answer_type="python")
     assert (note.code, note.severity, note.weight) == ("no-own-use", "warning", 0.0)

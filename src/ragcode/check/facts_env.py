@@ -1,7 +1,7 @@
 """Which modules a repository and an environment provide (for imports and ``python -m``).
 
 - ``repo_modules(repo)`` / ``in_repo(name, roots, repo)``: the repository's own importable names;
-- ``repo_imports(repo)``: top-level modules its own code imports (a line scan);
+- ``repo_imports(repo)``: top-level modules its own code and notebooks import (a line scan);
 - ``repo_declared_packages(repo)``: what its requirement files and docs say to ``pip install``;
 - ``repo_needs(name, repo)``: a third-party package the repository depends on;
 - ``near_repo_module(name, repo)``: the repository's module or declared package that ``name``
@@ -56,14 +56,27 @@ _IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULT
 
 @functools.lru_cache(maxsize=32)
 def repo_imports(repo_dir: Path) -> frozenset[str]:
-    """Top-level module names the repository's own Python files import (a cheap line scan)."""
+    """Top-level module names the repository's own Python files and notebooks' code cells import
+    (a cheap line scan)."""
     names: set[str] = set()
     for dirpath, dirnames, filenames in os.walk(repo_dir):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for f in filenames:
             if f.endswith(".py"):  # read_text: regular files under the size cap only (a FIFO would block)
                 names.update(_IMPORT_LINE.findall(read_text(Path(dirpath) / f) or ""))
+            elif f.endswith(".ipynb"):
+                names.update(_IMPORT_LINE.findall(_notebook_code(read_text(Path(dirpath) / f) or "")))
     return frozenset(names)
+
+
+def _notebook_code(text: str) -> str:
+    """The code cells of a Jupyter notebook's JSON, joined ("" when it is not one)."""
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return ""
+    sources = [c.get("source", "") for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    return "\n".join("".join(s) if isinstance(s, list) else str(s) for s in sources)
 
 
 _PIP_INSTALL = re.compile(r"pip3?\s+install\s+([^\n`;&|]+)")

@@ -11,7 +11,8 @@
   ``models.py`` defines no ``GCNN``, or ``models.GCNN(...)`` after ``import models``
   (``missing-symbol``, naming the closest real one);
 - it uses the repository at all: an answer that imports none of its modules, none of the
-  packages it depends on (its own imports, its requirement files, ``pip install`` in its docs)
+  packages it depends on (its own imports and its notebooks', its requirement files, ``pip install`` in
+  its docs)
   and runs none of its scripts is ``no-repo-use``; one that imports none of the repository's
   own modules, runs none of its scripts and declares its own argparse flags (a home-made CLI,
   with or without ``torch``) is ``own-cli`` instead; one that imports only packages the
