@@ -82,6 +82,19 @@ def test_keeps_fix_refuses_a_respelling_the_parser_takes_without_choices(tmp_pat
     assert keeps_fix("python viz.py --dataset cifar10", right, "bash", ctx, run)
 
 
+def test_keeps_fix_counts_the_instructions_names_as_values(tmp_path: Path) -> None:
+    from ragcode.dryrun import keeps_fix
+
+    script = ("import argparse\np = argparse.ArgumentParser()\np.add_argument('--model', default='{}')\n"
+              "p.add_argument('--data', default='ETTm1')\np.parse_args()\n")
+    ctx_for = lambda default: CheckContext(  # noqa: E731
+        write(tmp_path / default, {"run.py": script.format(default)}), ".", "Train the Autoformer model on ETTh1.")
+    run = runner(tmp_path)
+    before, after = "python run.py --data ETTh1", "python run.py --data ETTh1 --model Autoformer"
+    assert keeps_fix(before, after, "bash", ctx_for("DLinear"), run)  # the user's model over another default
+    assert not keeps_fix(before, after, "bash", ctx_for("Autoformer"), run)  # the default is the user's already
+
+
 def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> None:
     from ragcode.check import Finding
     from ragcode.dryrun import dry_run

@@ -8,7 +8,9 @@ it for a name with letters (``DiT`` in ``DiT-XL/2``, ``GPT-2`` in ``gpt2-xl``).
 
 ``keeps_fix(before, after, ...)`` is the one rule a fix must pass: refused when the repository's
 parser refuses ``after``; refused when ``before`` was already accepted with every instruction
-value in place (a right answer is never rewritten); when both parse, kept only when ``after``
+value in place (a right answer is never rewritten; the capitalised names of the instruction count
+as values here, so "the Autoformer model" filled as ``--model Autoformer`` over another default
+is a gain); when both parse, kept only when ``after``
 places more of the instruction's values than ``before`` and loses none (a respelling the parser
 happens to take, ``--arch ViT-Base`` for ``vit_base``, gains nothing and is refused). Where no parser is reached, the dry run cannot tell and
 the fix is left to the other rules.
@@ -22,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ragcode.check import CheckContext
-from ragcode.check.instruction import instruction_values
+from ragcode.check.instruction import instruction_values, read_instruction
 from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
 from ragcode.dryrun.run import dry_run
 
@@ -95,6 +97,7 @@ def placed(results: list[ParseResult], instruction: str) -> tuple[list[str], lis
     """(values of the instruction held by a parsed parameter, values held by none) over the
     accepted results; all values count as not placed when nothing was accepted."""
     values = instruction_values(instruction)
+    values += [n for n in read_instruction(instruction).names if n not in values]  # the Autoformer model
     params: dict[str, Any] = {}
     for i, r in enumerate(results):
         if r.status == ACCEPTED:
