@@ -95,6 +95,24 @@ def test_keeps_fix_counts_the_instructions_names_as_values(tmp_path: Path) -> No
     assert not keeps_fix(before, after, "bash", ctx_for("Autoformer"), run)  # the default is the user's already
 
 
+def test_keeps_fix_lets_a_move_to_the_named_sibling_through_and_reads_call_values_as_written(tmp_path: Path) -> None:
+    from ragcode.dryrun import keeps_fix
+
+    flags = "import argparse\np = argparse.ArgumentParser()\np.add_argument('-b', type=int)\np.parse_args()\n"
+    lib = "def build_model(name):\n    return name\n"
+    repo = write(tmp_path / "repo", {"test_pointnet.py": flags, "test_masknet.py": flags, "lib.py": lib})
+    run = runner(tmp_path)
+    ctx = CheckContext(repo, ".", "Test the masknet model with a batch size of 4.")
+    wrong = "python test_pointnet.py -b 4"  # accepted, its one value in place, but not the script asked for
+    assert keeps_fix(wrong, "python test_masknet.py -b 4", "bash", ctx, run)
+    assert not keeps_fix(wrong, "python test_masknet.py", "bash", ctx, run)  # loses the 4
+    ctx = CheckContext(repo, ".", "Build the ViT-g-14 model.")
+    right = "from lib import build_model\nbuild_model('ViT-g-14')\n"
+    # binding a call says nothing of its values: 'ViT-g/14' is not the user's ViT-g-14 there
+    assert keeps_fix(right.replace("ViT-g-14", "ViT-g/14"), right, "python", ctx, run)
+    assert not keeps_fix(right, right.replace("ViT-g-14", "vit_g_14"), "python", ctx, run)
+
+
 def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> None:
     from ragcode.check import Finding
     from ragcode.dryrun import dry_run

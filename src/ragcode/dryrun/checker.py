@@ -89,16 +89,18 @@ def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Findin
     """``findings`` without the static guesses the parser has answered: when every entry point
     was accepted, the static checks' command-line questions (``PARSER_QUESTIONS``) are dropped,
     and a ``missing-value`` / ``respelled-value`` whose value a parsed parameter holds by meaning
-    (``vit_h`` for ViT-H, ``128`` for 128-dim) too. Nothing changes where a parser was not reached."""
+    (``vit_h`` for ViT-H, ``128`` for 128-dim) too; values handed to a Python answer's calls count
+    only as written. Nothing changes where a parser was not reached."""
     if not results or any(r.status != ACCEPTED for r in results):
         return findings
     params = {f"{i}:{k}": v for i, r in enumerate(results) for k, v in r.params.items()}
+    exact = any(r.entry.kind == "calls" for r in results)  # a bound call does not check its values
     kept = []
     for f in findings:
         if f.check != "parse" and f.code in PARSER_QUESTIONS:
             continue
         value = f.target if f.code == "missing-value" else f.suggestion if f.code == "respelled-value" else ""
-        if value and lands(value, params):
+        if value and lands(value, params, exact):
             continue
         kept.append(f)
     return kept

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcode.check import CheckContext
+from ragcode.check.answer import read_answer
 from ragcode.check.bash import Step, walk
 from ragcode.check.expand import inner_command
 from ragcode.check.facts import module_file
@@ -132,9 +133,8 @@ def _call_spec(node: ast.Call | ast.Subscript, names: dict[str, tuple[str, list[
 
 
 def python_entry(code: str, ctx: CheckContext) -> Entry | None:
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    tree = read_answer(code, "python").tree  # the one guarded parse: nesting past the stack is no tree
+    if tree is None:
         return None
     names = _imported_names(tree, ctx)
     if not names:

@@ -10,7 +10,9 @@ it for a name with letters (``DiT`` in ``DiT-XL/2``, ``GPT-2`` in ``gpt2-xl``).
 parser refuses ``after``; refused when ``before`` was already accepted with every instruction
 value in place (a right answer is never rewritten; the capitalised names of the instruction count
 as values here, so "the Autoformer model" filled as ``--model Autoformer`` over another default
-is a gain); when both parse, kept only when ``after``
+is a gain; a move to another script, which switch and retarget make only to one the instruction
+or the passage names, is kept when the parser accepts it and no placed value is lost; values a
+Python answer hands to calls count only as written, since binding a call does not check them); when both parse, kept only when ``after``
 places more of the instruction's values than ``before`` and loses none (a respelling the parser
 happens to take, ``--arch ViT-Base`` for ``vit_base``, gains nothing and is refused). Where no parser is reached, the dry run cannot tell and
 the fix is left to the other rules.
@@ -63,11 +65,14 @@ def _forms(text: str) -> set[str]:
     return {f for f in forms if f}
 
 
-def _same(wanted: str, held: Any) -> bool:
+def _same(wanted: str, held: Any, exact: bool = False) -> bool:
     if held is None or isinstance(held, bool) and wanted.lower() not in ("true", "false"):
         return False
     text = str(held).strip().strip("'\"").lower()
     want = wanted.strip().strip("'\"").lower()
+    if exact:  # as written (case aside), or the same number
+        a, b = _number(want), _number(text)
+        return want == text or a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9)
     if len(want) > 3 and "/" in text and text.rsplit("/", 1)[-1] == want.rsplit("/", 1)[-1]:
         return True
     if _forms(want) & _forms(text):
@@ -80,11 +85,14 @@ def _same(wanted: str, held: Any) -> bool:
     return b is not None and any(math.isclose(a, b, rel_tol=1e-9) for a in numbers)
 
 
-def lands(value: str, params: dict[str, Any]) -> bool:
+def lands(value: str, params: dict[str, Any], exact: bool = False) -> bool:
     """Whether some parameter holds ``value``; a compound name lands when each of its parts does
-    (``ViT-Small/8``: ``--arch vit_small --patch_size 8``)."""
-    if any(_same(value, leaf) for held in params.values() for leaf in _leaves(held)):
+    (``ViT-Small/8``: ``--arch vit_small --patch_size 8``). ``exact``: only as written (case
+    aside) or as the same number."""
+    if any(_same(value, leaf, exact) for held in params.values() for leaf in _leaves(held)):
         return True
+    if exact:
+        return False
     flag = _FLAG_VALUE.match(value.strip())
     if flag:  # '--noise True': that parameter holds that value
         name = flag.group(1).replace("-", "_")
@@ -95,14 +103,17 @@ def lands(value: str, params: dict[str, Any]) -> bool:
 
 def placed(results: list[ParseResult], instruction: str) -> tuple[list[str], list[str]]:
     """(values of the instruction held by a parsed parameter, values held by none) over the
-    accepted results; all values count as not placed when nothing was accepted."""
+    accepted results; all values count as not placed when nothing was accepted. Values given to a
+    Python answer's calls must be as written: a bound call says nothing of what its callee
+    accepts, so ``'ViT-g/14'`` does not place ViT-g-14 there."""
     values = instruction_values(instruction)
     values += [n for n in read_instruction(instruction).names if n not in values]  # the Autoformer model
     params: dict[str, Any] = {}
     for i, r in enumerate(results):
         if r.status == ACCEPTED:
             params.update({f"{i}:{k}": v for k, v in r.params.items()})
-    hit = [v for v in values if lands(v, params)]
+    exact = any(r.entry.kind == "calls" for r in results)
+    hit = [v for v in values if lands(v, params, exact)]
     return hit, [v for v in values if v not in hit]
 
 
@@ -119,8 +130,17 @@ def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runn
     if any(r.status == REJECTED for r in after_results):
         return False
     before_results = dry_run(before, answer_type, ctx, runner)
+    if _entries(before_results) != _entries(after_results) and after_results:
+        # moved to another script (switch and retarget move only to one the instruction or the
+        # retrieved passage names): kept when the parser accepts it and no value is lost
+        return set(placed(before_results, ctx.instruction)[0]) <= set(placed(after_results, ctx.instruction)[0])
     if accepted_with_values(before_results, ctx.instruction):
         return False
     if before_results and after_results and all(r.status == ACCEPTED for r in before_results + after_results):
         return set(placed(before_results, ctx.instruction)[0]) < set(placed(after_results, ctx.instruction)[0])
     return True
+
+
+def _entries(results: list[ParseResult]) -> list[tuple[str, str]]:
+    """The scripts and modules the results ran (a Python answer's calls: none)."""
+    return sorted((r.entry.kind, r.entry.target) for r in results if r.entry.kind != "calls")
