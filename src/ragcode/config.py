@@ -263,7 +263,7 @@ class GenerationConfig(_Section):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     # checked answers (docs/generation.md): checker names (empty = unchecked), then: order samples best first,
     # the fix steps by name (ragcode.answer.fixes), repair rounds, the temperature of samples 2..n (0 = llm's)
-    check: list[str] = Field(default_factory=lambda: ["bash", "python", "coverage"])
+    check: list[str] = Field(default_factory=lambda: ["bash", "python", "coverage", "parse"])
     select: bool = True
     autofix: bool = True
     fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "switch", "fill", "fill_vars"])

@@ -235,7 +235,8 @@ def check_tool(env: AgentEnv, answer: str) -> Observation:
     from ragcode.check import DEFAULT_CHECKS, check_answer, load_checkers, penalty
 
     parsed = _parsed(answer, "check")
-    checkers = env.lazy("checkers", lambda: load_checkers(DEFAULT_CHECKS, env.config))
+    # the checks generation runs (generation.check), so the agent's check says what generation's would
+    checkers = env.lazy("checkers", lambda: load_checkers(env.config.generation.check or DEFAULT_CHECKS, env.config))
     ctx = env.check_context()
     findings = check_answer(parsed.code, parsed.answer_type, ctx, checkers)
     proposed: dict[str, Any] = {"answer": answer, "penalty": penalty(findings), "findings": len(findings),
