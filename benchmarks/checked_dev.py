@@ -2,7 +2,7 @@
 repair, from ONE checked run, and how often the checks blame a correct answer.
 
     # a stratified half of the tasks (every second task of each repository, in file order;
-    # --every 3 for a third)
+    # --every 3 for a third, --offset 1 for the next one)
     python benchmarks/checked_dev.py subset --tasks dev.jsonl --out results/dev_half.jsonl
     # one checked run holds all three modes (sample 1 is greedy; its pre-repair order is kept)
     ragcode mlbench run --tasks results/dev_half.jsonl --repos repos/ --setting ragcode -n 5 \\
@@ -44,7 +44,7 @@ def subset(args: argparse.Namespace) -> int:
     keep = []
     for line in rows:
         gid = json.loads(line).get("github_id")
-        if seen[gid] % args.every == 0:
+        if seen[gid] % args.every == args.offset:
             keep.append(line)
         seen[gid] += 1
     write_atomic(Path(args.out), "\n".join(keep) + "\n")
@@ -241,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--tasks", required=True)
     s.add_argument("--out", required=True)
     s.add_argument("--every", type=int, default=2, help="keep every Nth task of each repository")
+    s.add_argument("--offset", type=int, default=0, help="starting from its Kth task (0-based): --every 3 "
+                   "--offset 1 is another third")
     m = sub.add_parser("modes")
     m.add_argument("--run", required=True)
     m.add_argument("--tasks", required=True)
