@@ -18,8 +18,8 @@ CHECKER_READS = {
     "python": "`ast` of the answer; the repository's modules (task path, root, `src/`) and the interpreter's "
               "packages",
     "coverage": "the instruction only",
-    "parse": "(on by default; says nothing where bubblewrap cannot run) the answer's Python entry points (launchers and wrappers followed) run in the "
-             "scorer's sandbox only as far as their argument parser, missing imports stubbed; Python calls into "
+    "parse": "(on by default; says nothing where bubblewrap cannot run) the answer's Python entry points "
+             "(launchers and wrappers followed) run in the scorer's sandbox only as far as their argument parser, missing imports stubbed; Python calls into "
              "the repository bound to their real signatures (`ragcode.dryrun`)",
     "executed": "(off by default) the answer run for 5 s in the scorer's sandbox: the script's own parser "
                 "errors from stderr, typed as the static checks type them (`unknown-flag`, `bad-choice`, "

@@ -21,7 +21,8 @@ def check_command(
     repo: Optional[Path] = typer.Option(None, "--repo", help="Repository folder (instead of --index)."),
     path: str = typer.Option(".", "--path", help="Where in the repository the answer runs."),
     instruction: str = typer.Option("", "--instruction", help="The task, for the coverage check."),
-    checks: Optional[list[str]] = typer.Option(None, "--check", help="Checker names (default: generation.check, i.e. bash, python, coverage, parse)."),
+    checks: Optional[list[str]] = typer.Option(
+        None, "--check", help="Checker names (default: generation.check, i.e. bash, python, coverage, parse)."),
     config: Optional[Path] = common.ConfigOption,
     set_: Optional[list[str]] = common.SetOption,
     fix: bool = typer.Option(False, "--fix", help="Also print the answer through the fixes generation.fixes names, "

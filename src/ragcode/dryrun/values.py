@@ -10,12 +10,13 @@ it for a name with letters (``DiT`` in ``DiT-XL/2``, ``GPT-2`` in ``gpt2-xl``).
 parser refuses ``after``; refused when ``before`` was already accepted with every instruction
 value in place (a right answer is never rewritten; the capitalised names of the instruction count
 as values here, so "the Autoformer model" filled as ``--model Autoformer`` over another default
-is a gain; a move to another script, which switch and retarget make only to one the instruction
-or the passage names, is kept when the parser accepts it and no placed value is lost; values a
-Python answer hands to calls count only as written, since binding a call does not check them); when both parse, kept only when ``after``
-places more of the instruction's values than ``before`` and loses none (a respelling the parser
-happens to take, ``--arch ViT-Base`` for ``vit_base``, gains nothing and is refused). Where no parser is reached, the dry run cannot tell and
-the fix is left to the other rules.
+is a gain); when both parse, kept only when ``after`` places more of the instruction's values
+than ``before`` and loses none (a respelling the parser happens to take, ``--arch ViT-Base`` for
+``vit_base``, gains nothing and is refused). A move to another script (switch and retarget make
+one only to a script the instruction or the passage names) is kept when the parser accepts it and
+no placed value is lost. Values a Python answer hands to calls count only as written: binding a
+call does not check them. Where no parser is reached, the dry run cannot tell and the fix is left
+to the other rules.
 """
 
 from __future__ import annotations
