@@ -140,7 +140,7 @@ def test_values_land_by_meaning() -> None:
               "0:model": "DiT-XL/2", "0:opts": ["MODEL.WEIGHTS", "w.pkl"], "0:data": "data/coco128.yaml"}
     for value in ("ViT-L", "CIFAR-10", "128-dim", "1e-3", "--noise True", "DiT", "w.pkl", "coco128.yaml"):
         assert lands(value, params), value
-    for value in ("ViT-H", "cifar100", "64", "--noise False", "--lr 0.01", "XL"):
+    for value in ("ViT-H", "cifar100", "64", "--noise False", "--lr 0.01", "XL", "images/data/coco128.yaml"):
         assert not lands(value, params), value
 
 
