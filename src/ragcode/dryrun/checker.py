@@ -16,7 +16,7 @@ from typing import Any
 from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
 from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
 from ragcode.dryrun.run import dry_run
-from ragcode.dryrun.values import lands
+from ragcode.dryrun.values import lands_in
 
 # what a static check guesses about a command line, which the parser that took it has answered
 PARSER_QUESTIONS = frozenset({"unknown-flag", "bad-choice", "bad-type", "missing-required", "positional-count",
@@ -90,17 +90,16 @@ def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Findin
     was accepted, the static checks' command-line questions (``PARSER_QUESTIONS``) are dropped,
     and a ``missing-value`` / ``respelled-value`` whose value a parsed parameter holds by meaning
     (``vit_h`` for ViT-H, ``128`` for 128-dim) too; values handed to a Python answer's calls count
-    only as written. Nothing changes where a parser was not reached."""
+    only as written, and a number only in a parameter the command sets. Nothing changes where a parser was not reached."""
     if not results or any(r.status != ACCEPTED for r in results):
         return findings
-    params = {f"{i}:{k}": v for i, r in enumerate(results) for k, v in r.params.items()}
     exact = any(r.entry.kind == "calls" for r in results)  # a bound call does not check its values
     kept = []
     for f in findings:
         if f.check != "parse" and f.code in PARSER_QUESTIONS:
             continue
         value = f.target if f.code == "missing-value" else f.suggestion if f.code == "respelled-value" else ""
-        if value and lands(value, params, exact):
+        if value and lands_in(value, results, exact):
             continue
         kept.append(f)
     return kept

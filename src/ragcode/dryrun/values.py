@@ -111,13 +111,22 @@ def placed(results: list[ParseResult], instruction: str) -> tuple[list[str], lis
     accepts, so ``'ViT-g/14'`` does not place ViT-g-14 there."""
     values = instruction_values(instruction)
     values += [n for n in read_instruction(instruction).names if n not in values]  # the Autoformer model
+    accepted = [r for r in results if r.status == ACCEPTED]
+    exact = any(r.entry.kind == "calls" for r in results)
+    hit = [v for v in values if lands_in(v, accepted, exact)]
+    return hit, [v for v in values if v not in hit]
+
+
+def lands_in(value: str, results: list[ParseResult], exact: bool = False) -> bool:
+    """``lands`` over the parameters of ``results``. A number lands only in a parameter the
+    command sets (or a call's argument): a default that happens to equal it (``--anomaly_ratio``
+    0.25 beside the user's mask rate of 0.25) is not the user's value."""
+    number = _number(value.strip().rstrip("%")) is not None or bool(_SIZED.match(value.strip().lower()))
     params: dict[str, Any] = {}
     for i, r in enumerate(results):
-        if r.status == ACCEPTED:
-            params.update({f"{i}:{k}": v for k, v in r.params.items()})
-    exact = any(r.entry.kind == "calls" for r in results)
-    hit = [v for v in values if lands(v, params, exact)]
-    return hit, [v for v in values if v not in hit]
+        keep = r.params.keys() if not number or r.entry.kind == "calls" else set(r.explicit)
+        params.update({f"{i}:{k}": v for k, v in r.params.items() if k in keep})
+    return lands(value, params, exact)
 
 
 def accepted_with_values(results: list[ParseResult], instruction: str) -> bool:
