@@ -144,6 +144,16 @@ def test_values_land_by_meaning() -> None:
         assert not lands(value, params), value
 
 
+def test_a_number_lands_only_in_a_parameter_the_command_sets() -> None:
+    from ragcode.dryrun.result import ACCEPTED, Entry, ParseResult
+    from ragcode.dryrun.values import lands_in
+
+    parsed = ParseResult(ACCEPTED, Entry("script", "run.py"), {"mask_rate": 0.125, "anomaly_ratio": 0.25,
+                                                               "model": "Transformer"}, explicit=["mask_rate"])
+    assert lands_in("0.125", [parsed]) and not lands_in("0.25", [parsed])  # 0.25 is another flag's default
+    assert lands_in("Transformer", [parsed])  # a name may be the default the user asked for
+
+
 def test_with_parse_among_the_checkers_check_answer_overrules_and_the_fixes_keep_a_right_answer(tmp_path: Path) -> None:
     """The wiring: ``check_answer`` lets the parse checker drop the static guesses its parse has
     answered, and ``fix_and_keep`` asks it before keeping a rewrite (``checkers_keep_fix``)."""
