@@ -118,24 +118,26 @@ def switch_step(trial: Trial) -> None:
             trial.take(switched, switched_fs)
 
 
+def _fill_gaps(trial: Trial, fill: Any, key: str) -> None:
+    """Where values are missing (or the answer moved), ``fill(code, findings, ctx) -> (code,
+    pairs)``; what it set is recorded under ``key``."""
+    if trial.gaps or trial.moved:
+        code, pairs = fill(trial.code, trial.findings, trial.ctx)
+        if pairs:
+            trial.record[key] = [list(p) for p in pairs]
+            trial.take(code)
+
+
 def fill_step(trial: Trial) -> None:
     from ragcode.check.fill import fill_values
 
-    if trial.gaps or trial.moved:
-        code, filled = fill_values(trial.code, trial.findings, trial.ctx)
-        if filled:
-            trial.record["filled"] = [list(p) for p in filled]
-            trial.take(code)
+    _fill_gaps(trial, fill_values, "filled")
 
 
 def fill_vars_step(trial: Trial) -> None:
     from ragcode.check.fill_vars import fill_vars
 
-    if trial.gaps or trial.moved:
-        code, exported = fill_vars(trial.code, trial.findings, trial.ctx)
-        if exported:
-            trial.record["exported"] = [list(p) for p in exported]
-            trial.take(code)
+    _fill_gaps(trial, fill_vars, "exported")
 
 
 FIXES = Registry("fix", {
