@@ -73,7 +73,8 @@ _DECLARED = (
         "": "{flag} is not a flag of {script}{hint}",
         "executed": "{flags} is not accepted by the script's parser"},
         "a flag the script's parser does not declare (`--batchsize` -> `--batch_size`, argparse's unique "
-        "prefixes accepted); one spelled with `-` for `_` or in another case is a certain fix",
+        "prefixes accepted); one spelled with `-` for `_` or in another case, or one letter off the only flag "
+        "that near (`--resme` -> `--resume`, names of five letters or more), is a certain fix",
         (RuleCase("python train.py --data cora --batchsize 16", target="train.py"),
          RuleCase(stderr="usage: train.py\ntrain.py: error: unrecognized arguments: --zzz 1")),
         fix="certain", fixed_by=("certain",)),

@@ -72,6 +72,9 @@ def check_command(
             common.console.print(f"fixed ({len(findings)} finding(s) left):", highlight=False)
             common.console.print(out["fixed"]["code"], highlight=False, markup=False)
             print_findings(out["fixed"]["findings"])
+        elif fix and out["findings"]:  # say so, rather than leave the reader looking for a fix
+            common.console.print("no fix: none of these has a correction the fixes are sure of; "
+                                 "the suggestions above are for you to weigh", highlight=False)
     raise typer.Exit(1 if any(f.severity == "error" for f in findings) else 0)
 
 
