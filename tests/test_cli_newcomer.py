@@ -8,7 +8,13 @@ import json
 import subprocess
 import sys
 
-from bench_helpers import cli_env, one_line_error
+import pytest
+from bench_helpers import cli_argv, cli_env, one_line_error
+
+def ragcode(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(cli_argv(*args), env=cli_env(), input=stdin, capture_output=True, text=True,
+                          timeout=120)
+
 
 NO_MCP = "import sys; sys.modules['mcp'] = None; from ragcode.cli import main; main(sys.argv[1:])"
 INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {}}) + "\n"
@@ -37,3 +43,35 @@ def test_the_demo_installs_the_extras_its_commands_and_ragcode_serve_need():
     extras = set(line.group(1).split(","))
     declared = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert {"mcp", "qwen05b", "transformers"} <= extras <= set(declared)
+
+
+@pytest.mark.parametrize("args, said", [
+    (["search", "any-index", "  "], "the query is empty"),
+    # a model that cannot load: the empty instruction is said before any model is touched
+    (["generate", "", "--model", "/nowhere/model.gguf"], "the instruction is empty"),
+    (["agent", "--index", "any-index", "\n"], "the instruction is empty"),
+    (["check", "", "--repo", "."], "the answer is empty"),
+    (["check", "-", "--repo", "."], "the answer is empty"),  # stdin that holds nothing
+    (["check", "python train.py", "--repo", ".", "--instruction", " "], "the --instruction is empty"),
+])
+def test_empty_input_is_one_line_and_exit_2(args, said):
+    assert said in one_line_error(ragcode(*args))
+
+
+def test_a_tasks_file_of_only_malformed_lines_stops_and_says_why(tmp_path):
+    from ragcode.bench.dataset import load_tasks
+
+    bad = tmp_path / "tasks.jsonl"
+    bad.write_text('{"id": 1, oops\n[1, 2]\n')
+    line = one_line_error(ragcode("mlbench", "run", "--tasks", str(bad), "--repos", str(tmp_path),
+                                  "--out", str(tmp_path / "run"), "--setting", "none", "--llm", "scripted"))
+    assert "none of its 2 record(s) is a task" in line and "line 1: invalid JSON" in line
+    assert not (tmp_path / "run").exists()
+    # beside a good record, a line that is not JSON is skipped as invalid JSON, not "not a JSON object"
+    bad.write_text('{"id": 1, oops\n' + json.dumps({"github_id": 1, "id": 5, "instruction": "go"}) + "\n")
+    loaded = load_tasks(bad)
+    assert [t.id for t in loaded.tasks] == [5] and loaded.skipped[0][1].startswith("invalid JSON")
+    (tmp_path / "empty.jsonl").write_text("\n")
+    assert "holds no task records" in one_line_error(ragcode("mlbench", "retrieve", "--tasks",
+                                                             str(tmp_path / "empty.jsonl"), "--repos", str(tmp_path),
+                                                             "--out", str(tmp_path / "ctx.jsonl")))
