@@ -75,3 +75,22 @@ def test_a_tasks_file_of_only_malformed_lines_stops_and_says_why(tmp_path):
     assert "holds no task records" in one_line_error(ragcode("mlbench", "retrieve", "--tasks",
                                                              str(tmp_path / "empty.jsonl"), "--repos", str(tmp_path),
                                                              "--out", str(tmp_path / "ctx.jsonl")))
+
+
+@pytest.mark.parametrize("backend", ["transformers", "llamacpp", "auto"])
+def test_a_model_file_that_does_not_exist_is_file_not_found_not_a_hub_error(tmp_path, backend):
+    missing = str(tmp_path / "models" / "qwen.gguf")
+    line = one_line_error(ragcode("generate", "train it", "--llm", backend, "--model", missing))
+    assert f"model file not found: {missing}" in line and "Repo id" not in line
+
+
+def test_only_what_can_be_a_hub_id_is_passed_on_as_one(tmp_path):
+    from ragcode.errors import ModelUnavailableError
+    from ragcode.generation.models import resolve_model
+
+    assert resolve_model("Qwen/Qwen2.5-Coder-0.5B-Instruct", tmp_path) == "Qwen/Qwen2.5-Coder-0.5B-Instruct"
+    (tmp_path / "mine.gguf").write_bytes(b"GGUF")
+    assert resolve_model(str(tmp_path / "mine.gguf"), tmp_path) == str((tmp_path / "mine.gguf").resolve())
+    for path in ("mine2.gguf", "./models/m", "~/nowhere/m", "a/b/c"):
+        with pytest.raises(ModelUnavailableError, match="model file not found"):
+            resolve_model(path, tmp_path)
