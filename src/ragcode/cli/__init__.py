@@ -65,6 +65,10 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, standalone_mode=True)
     except common.RagcodeError as exc:  # raised outside a command body
         common.fail(exc)
+    except SystemExit as exc:
+        if exc.code == common.INTERRUPTED:  # Ctrl-C: no interpreter teardown under running native threads
+            common.exit_now(common.INTERRUPTED)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

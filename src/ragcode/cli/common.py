@@ -40,9 +40,29 @@ def handle_errors(func: F) -> F:
             fail(exc)
         except KeyboardInterrupt:
             err_console.print("interrupted: finished work is kept; run the same command to resume")
-            raise typer.Exit(code=130) from None
+            raise typer.Exit(code=INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+
+
+def exit_now(code: int) -> None:
+    """Leave the process at once with ``code``, after flushing what was printed: used after
+    Ctrl-C, when native worker threads (onnxruntime, torch, faiss) may still be running, whose
+    teardown at interpreter exit aborts (``terminate called without an active exception``,
+    exit 134). Finished work is already on disk: every write is atomic or journalled."""
+    import os
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    logging.shutdown()
+    os._exit(code)
 
 
 def config_from(path: Path | None, overrides: list[str] | None) -> Config:
