@@ -94,3 +94,46 @@ def test_only_what_can_be_a_hub_id_is_passed_on_as_one(tmp_path):
     for path in ("mine2.gguf", "./models/m", "~/nowhere/m", "a/b/c"):
         with pytest.raises(ModelUnavailableError, match="model file not found"):
             resolve_model(path, tmp_path)
+
+
+def test_a_first_index_shows_ragcodes_progress_not_the_libraries_bars(tmp_path):
+    from fixture_repo import make_fixture_repo
+
+    repo = make_fixture_repo(tmp_path / "demo")
+    # a fresh cache: the embedder is exported to ONNX first, which loads it through transformers
+    proc = subprocess.run(cli_argv("index", str(repo), "--out", str(tmp_path / "idx"),
+                                   "--set", "embedder.backend=onnx", "--set", f"index.cache_dir={tmp_path / 'c'}"),
+                          env=cli_env(RAGCODE_CACHE=str(tmp_path / "c")), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "exporting" in proc.stderr and "to ONNX" in proc.stderr  # ragcode says what it does
+    assert "Loading weights" not in proc.stderr and "it/s]" not in proc.stderr
+
+
+def test_the_install_script_says_what_it_installs(tmp_path):
+    import os
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(root / "scripts" / "install.sh", tmp_path / "scripts" / "install.sh")
+    tools, venv = tmp_path / "tools", tmp_path / ".venv" / "bin"
+    tools.mkdir()
+    venv.mkdir(parents=True)
+    (tools / "bwrap").write_text("#!/bin/sh\nexit 0\n")  # present: the script installs no system package
+    # pip stands in for itself: it records what it is asked and answers `pip show`
+    (venv / "python").write_text('#!/bin/sh\n[ "$1 $2" = "-m pip" ] || exit 1\necho "$@" >> "$PIP_LOG"\n'
+                                 '[ "$3" = show ] && echo "Version: 9.9"\nexit 0\n')
+    (venv / "activate").write_text(f'export PATH="{venv}:$PATH"\n')
+    for tool in (tools / "bwrap", venv / "python"):
+        tool.chmod(0o755)
+    log = tmp_path / "pip.log"
+    env = dict(os.environ, PIP_LOG=str(log), PATH=f"{tools}:{os.environ['PATH']}")
+    proc = subprocess.run(["bash", "-c", '. scripts/install.sh "mcp,qwen05b"'], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    said = proc.stderr
+    assert "install: installing torch 2.13.0, the CPU build" in said
+    assert "with the extras mcp,qwen05b; qwen05b: the 0.5B model's weights, about 490 MB" in said
+    assert "install: done: ragcode 9.9 in .venv/ with [mcp,qwen05b]" in said
+    assert "install -q -e .[mcp,qwen05b]" in log.read_text()

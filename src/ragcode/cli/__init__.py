@@ -45,6 +45,7 @@ def _root(
 ) -> None:
     """Retrieval-augmented code generation over real repositories."""
     common.set_verbosity(verbose)
+    common.quiet_library_bars()
 
 
 def _register() -> None:

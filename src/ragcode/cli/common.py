@@ -80,6 +80,22 @@ def with_flags(set_: list[str] | None, **flags: Any) -> list[str]:
     return overrides
 
 
+def quiet_library_bars() -> None:
+    """No tqdm bars from Hugging Face libraries (transformers' "Loading weights", the hub's
+    downloads): they would mix into ragcode's own progress and notices on stderr. Set
+    ``HF_HUB_DISABLE_PROGRESS_BARS=0`` to have them back."""
+    import os
+    import sys
+
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    if os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] != "1":
+        return
+    if "huggingface_hub" in sys.modules:  # imported already: the variable was read at its import
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "transformers.utils.logging" in sys.modules:
+        sys.modules["transformers.utils.logging"].disable_progress_bar()
+
+
 _VERBOSITY = {"level": 0}  # -v / -vv given before the command (``ragcode -v index ...``)
 
 
