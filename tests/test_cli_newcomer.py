@@ -137,3 +137,15 @@ def test_the_install_script_says_what_it_installs(tmp_path):
     assert "with the extras mcp,qwen05b; qwen05b: the 0.5B model's weights, about 490 MB" in said
     assert "install: done: ragcode 9.9 in .venv/ with [mcp,qwen05b]" in said
     assert "install -q -e .[mcp,qwen05b]" in log.read_text()
+
+
+def test_a_misspelt_index_name_suggests_the_indexes_there(tmp_path):
+    for name in ("tinygan", "accelerate"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "manifest.json").write_text("{}")  # only its presence is read here
+    (tmp_path / "not-an-index").mkdir()
+    line = one_line_error(ragcode("search", "tinyga", "train", "--set", f"index.root={tmp_path}"))
+    assert "no index named 'tinyga'" in line and "did you mean tinygan?" in line
+    assert "(indexes there: accelerate, tinygan)" in line and "ragcode index REPO --name tinyga" in line
+    none = one_line_error(ragcode("search", "x", "train", "--set", f"index.root={tmp_path / 'empty'}"))
+    assert "holds no index yet" in none and "did you mean" not in none
