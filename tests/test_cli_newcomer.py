@@ -103,7 +103,8 @@ def test_a_first_index_shows_ragcodes_progress_not_the_libraries_bars(tmp_path):
     # a fresh cache: the embedder is exported to ONNX first, which loads it through transformers
     proc = subprocess.run(cli_argv("index", str(repo), "--out", str(tmp_path / "idx"),
                                    "--set", "embedder.backend=onnx", "--set", f"index.cache_dir={tmp_path / 'c'}"),
-                          env=cli_env(RAGCODE_CACHE=str(tmp_path / "c")), capture_output=True, text=True, timeout=600)
+                          env=cli_env(RAGCODE_CACHE=str(tmp_path / "c"), RAGCODE_MODELS=str(tmp_path / "models")),
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "exporting" in proc.stderr and "to ONNX" in proc.stderr  # ragcode says what it does
     assert "Loading weights" not in proc.stderr and "it/s]" not in proc.stderr

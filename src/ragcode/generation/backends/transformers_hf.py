@@ -40,7 +40,6 @@ log = logging.getLogger(__name__)
 
 class TransformersLLM:
     def __init__(self, llm_config: Any, cache_dir: str | Path = ""):
-        where = resolve_model(llm_config.model, cache_dir)  # a missing file is said before torch loads
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -51,6 +50,7 @@ class TransformersLLM:
         self.device = pick_device(llm_config.device, "the transformers backend")
         self.dtype = pick_dtype(llm_config.dtype, self.device)
         load_dtype = torch.float32 if self.dtype == "int8" else getattr(torch, self.dtype)
+        where = resolve_model(llm_config.model, cache_dir)  # after the device: a missing GPU is said first
         kwargs: dict[str, Any] = {}
         source = where
         converted = None
