@@ -176,6 +176,15 @@ p.add_argument("--imgsz", "--img", "--img-size", type=int, default=640)
 p.add_argument("--cfg", type=str, default="")
 args = p.parse_args()
 '''
+CIFAR = '''import argparse
+from models import ResNet18
+p = argparse.ArgumentParser(description="CIFAR10 training")
+p.add_argument("--lr", default=0.1, type=float, help="learning rate")
+p.add_argument("--resume", "-r", action="store_true", help="resume from checkpoint")
+p.add_argument("--data_dir", default="./data")
+args = p.parse_args()
+net = ResNet18()  # the model is chosen here, in the code
+'''
 LANGUAGE = '''import argparse
 p = argparse.ArgumentParser()
 p.add_argument("--model", type=str, default="LSTM", help="RNN_TANH, LSTM, GRU or Transformer")
@@ -226,7 +235,8 @@ def cli():
 def _outside(root: Path) -> Path:
     """Scripts with the argument patterns of repositories outside ML-Bench: choices in the
     script's own spelling, a model registry, REMAINDER, a configurator that reads sys.argv, a
-    package run with -m, flags whose defaults already hold the instruction's values."""
+    package run with -m, flags whose defaults already hold the instruction's values, a script whose
+    model is chosen in its code (pytorch-cifar)."""
     repo = make_check_repo(root)
     for name, text in (("scripts/masks.py", MASKS), ("segment/registry.py", REGISTRY), ("segment/__init__.py",
                        "from segment.registry import registry\n"), ("vision/show_attention.py", ATTENTION),
@@ -235,6 +245,7 @@ def _outside(root: Path) -> Path:
                        ("gpt/train.py", GLOBALS_TRAIN), ("gpt/configurator.py", CONFIGURATOR),
                        ("gpt/config/small.py", SMALL_CONFIG), ("speech/__init__.py", ""),
                        ("speech/__main__.py", "from .cli import cli\n\ncli()\n"), ("speech/cli.py", SPEECH_CLI),
+                       ("cifar/main.py", CIFAR), ("cifar/models/__init__.py", "class ResNet18:\n    pass\n"),
                        ("pyproject.toml", '[project]\nname = "speech"\n\n[project.scripts]\nspeech = "speech.cli:cli"\n')):
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text)

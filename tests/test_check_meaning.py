@@ -111,3 +111,21 @@ def test_a_command_the_repository_installs_runs_it(tmp_path):
     repo = build_golden_repos(tmp_path / "golden")["outside"]
     assert _codes("speech talk.wav --model base", repo, "") == []
     assert _codes("echo speech; ls", repo, "") == ["no-command"]
+
+
+def test_a_name_no_parameter_of_the_answers_script_could_take_is_not_missing(tmp_path):
+    repo = build_golden_repos(tmp_path)["outside"]
+    instruction = "Resume training ResNet18 on CIFAR10 with a learning rate of 0.01."
+    # pytorch-cifar: switches, numbers and a path; the model is chosen in the code
+    assert _codes("python main.py --lr 0.01 --resume", repo, instruction, path="cifar") == []
+    # a file named is still left out, whatever the script takes
+    said = "Resume training from ckpt.pth with a learning rate of 0.01."
+    assert _codes("python main.py --lr 0.01 --resume", repo, said, path="cifar") == ["missing-value"]
+    # a parameter that takes names (lm_main.py --model), or choices that hold the name, could take it
+    assert _codes("python lm_main.py --emsize 200", repo, "Train a GRU2 model.") == ["missing-value"]
+    pick = 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--model", choices={})\n' \
+           'p.add_argument("--steps", type=int)\np.parse_args()\n'
+    (repo / "pick.py").write_text(pick.format('["tiny", "ViT2"]'))
+    assert _codes("python pick.py --model tiny", repo, "Run the ViT2 model.") == ["missing-value"]
+    (repo / "pick2.py").write_text(pick.format('["tiny", "base"]'))
+    assert _codes("python pick2.py --model tiny", repo, "Run the ViT2 model.") == []

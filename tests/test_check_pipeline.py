@@ -17,7 +17,7 @@ from ragcode.generation.backends.scripted import ScriptedLLM
 from ragcode.types import Candidate, Context
 
 GOOD = "```bash\npython train.py --data cora --lr 0.1 --batch_size 16\n```"
-BAD_FLAG = "```bash\npython train.py --data cora --lr 0.1 --batchsize 16\n```"
+BAD_FLAG = "```bash\npython train.py --data cora --lr 0.1 --batch_sz 16\n```"
 BAD_SCRIPT = "```bash\npython main.py --data cora\n```"
 INSTRUCTION = "Train on cora with lr 0.1 and batch size 16"
 
@@ -97,7 +97,7 @@ def test_repair_sends_the_findings_and_the_flag_table_and_accepts_the_fix(repo):
     assert len(rounds) == 1 and rounds[0]["accepted"] and rounds[0]["findings_before"][0]["code"] == "unknown-flag"
     conv = llm.calls[1]["messages"]
     assert conv[-2] == {"role": "assistant", "content": BAD_FLAG}
-    assert "--batchsize is not a flag of train.py; did you mean --batch_size?" in conv[-1]["content"]
+    assert "--batch_sz is not a flag of train.py; did you mean --batch_size?" in conv[-1]["content"]
     assert "The flags of train.py:" in conv[-1]["content"] and "--epochs" in conv[-1]["content"]
     assert conv[:-2] == llm.calls[0]["messages"]  # the same conversation, extended
     assert llm.calls[1]["sampling"].temperature == 0.0
@@ -107,7 +107,7 @@ def test_a_repair_that_is_not_better_is_not_taken(repo):
     llm = ScriptedLLM(answers=[BAD_FLAG, BAD_SCRIPT])
     (cand,) = generate_from_config(INSTRUCTION, None, llm, config("generation.n=1", "generation.repair_rounds=3"),
                                    ctx(repo))
-    assert "--batchsize" in cand.code
+    assert "--batch_sz" in cand.code
     assert [r["accepted"] for r in cand.metadata["check"]["repair"]] == [False]
     assert len(llm.calls) == 2  # stopped after the round that did not help
 
@@ -148,7 +148,7 @@ def test_mlbench_run_in_checked_mode_resumes_mid_task_after_sigkill(tmp_path):
 
     tasks_file, repos = make_bench(tmp_path, n_tasks=1)
     out, blocked = tmp_path / "run", tmp_path / "blocked"
-    bad, good = "python train.py --datset citeseer", "python train.py --dataset citeseer"
+    bad, good = "python train.py --dset citeseer", "python train.py --dataset citeseer"
     argv = cli_argv("mlbench", "run", "--tasks", str(tasks_file), "--repos", str(repos), "--out", str(out),
                     "--setting", "none", "--llm", "bench_helpers:BlockingScriptedLLM", "-n", "1", "-q",
                     "--set", f"generation.llm.scripted_answers={json.dumps([bad, good])}",
@@ -289,7 +289,7 @@ def test_selection_keeps_to_the_greedy_samples_answer_type():
 
 def test_a_repair_that_drops_the_instructions_value_is_not_taken(repo):
     instruction = "Train on pubmed with lr 0.1 and batch size 16"
-    wrong_flag = "```bash\npython train.py --data pubmed --lr 0.1 --batchsize 16\n```"
+    wrong_flag = "```bash\npython train.py --data pubmed --lr 0.1 --batch_sz 16\n```"
     gave_up = "```bash\npython train.py --data cora --lr 0.1 --batch_size 16\n```"
     llm = ScriptedLLM(answers=[wrong_flag, gave_up])
     (cand,) = generate_from_config(instruction, None, llm, config("generation.n=1", "generation.repair_rounds=1",

@@ -136,3 +136,39 @@ def test_a_module_the_repository_has_only_as_a_script_is_run_as_that_script(tmp_
         (twin / folder).mkdir()
         (twin / folder / "lm_design.py").write_text("print(1)\n")
     assert _found("python -m lm_design", twin)[0].suggestion == ""
+
+
+SLIPS = ARGPARSE.replace('p.add_argument("--gpu", action="store_true")',
+                         'p.add_argument("--resume", "-r", action="store_true")\n'
+                         'p.add_argument("--depth1", type=int)\np.add_argument("--depth2", type=int)')
+
+
+def test_a_flag_one_letter_off_the_only_flag_that_near_is_a_certain_fix(tmp_path):
+    repo = make_check_repo(tmp_path)
+    (repo / "slips.py").write_text(SLIPS)
+    for wrong, right in (("--resme", "--resume"), ("--epcohs 3", "--epochs 3"), ("--batchsize 8", "--batch_size 8")):
+        answer = f"python slips.py --data x {wrong}"
+        (f,) = _found(answer, repo)
+        assert (f.code, f.suggestion) == ("unknown-flag", right.split()[0])
+        assert autofix(answer, [f])[0] == f"python slips.py --data x {right}"
+    # two flags a letter away: both named, neither chosen; a short name is no slip (--lx is not --lr)
+    (f,) = _found("python slips.py --data x --depth3 4", repo)
+    assert "did you mean --depth1 or --depth2?" in f.message and f.suggestion == ""
+    assert autofix("python slips.py --data x --depth3 4", [f])[1] == []
+    (f,) = _found("python slips.py --data x --lx 0.1", repo)
+    assert autofix("python slips.py --data x --lx 0.1", [f])[1] == []
+
+
+def test_check_fix_prints_the_corrected_command_or_says_there_is_none(tmp_path):
+    from typer.testing import CliRunner
+
+    from ragcode.cli import app
+
+    repo = make_check_repo(tmp_path)
+    (repo / "slips.py").write_text(SLIPS)
+    args = ["check", "--repo", str(repo), "--check", "bash", "--fix"]
+    out = CliRunner().invoke(app, [*args, "python slips.py --data x --resme --lr 0.01"])
+    assert "did you mean --resume?" in out.stdout
+    assert "fixed (0 finding(s) left):\npython slips.py --data x --resume --lr 0.01" in out.stdout
+    none = CliRunner().invoke(app, [*args, "python slips.py --data x --depth3 4"])
+    assert none.exit_code == 1 and "fixed (" not in none.stdout and "no fix:" in none.stdout

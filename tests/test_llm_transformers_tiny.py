@@ -84,3 +84,31 @@ def test_sampled_answers_decode_together_and_repeat_for_a_seed(tiny_model, devic
     assert len(batch) == 4 and len(set(batch)) > 1  # hot sampling over random weights: not all alike
     assert llm.generate(FIRST, 4, sampling) == batch
     assert 0 < llm.count_tokens("python train.py --lr 0.01") <= len("python train.py --lr 0.01")
+
+
+def test_the_kept_conversion_is_announced_with_its_size_and_place_before_it_is_written(tiny_model, tmp_path,
+                                                                                       monkeypatch):
+    import shutil
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from ragcode.generation.backends import transformers_hf as hf
+    from ragcode.generation.models import human_size
+
+    model, tok = AutoModelForCausalLM.from_pretrained(tiny_model), AutoTokenizer.from_pretrained(tiny_model)
+    target = tmp_path / "models" / "transformers" / "tiny"
+    said: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(hf, "notice", lambda m: said.append((m, sorted(p.name for p in target.parent.iterdir()))))
+    hf._save_converted(model, tok, target)
+    (first, there), (last, _) = said
+    size = hf.weights_size(model)
+    assert f"({human_size(size)}, float32 safetensors) to {target}" in first and there == []  # said first
+    written = sum(p.stat().st_size for p in target.glob("*.safetensors"))
+    assert abs(written - size) < 0.05 * size  # the size announced is the size written
+    assert last.startswith("kept the converted model")
+    # too little room: said, and nothing written (the next load converts again)
+    said.clear()
+    other = tmp_path / "models" / "transformers" / "tiny2"
+    monkeypatch.setattr(shutil, "disk_usage", lambda _p: shutil._ntuple_diskusage(10**9, 10**9 - 10, 10))
+    hf._save_converted(model, tok, other)
+    assert len(said) == 1 and "not keeping the converted model" in said[0][0] and not other.exists()

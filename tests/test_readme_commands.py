@@ -71,3 +71,15 @@ def test_readme_command_exists_and_takes_its_options(args):
     if path:  # options before the command belong to the root (--version, -v)
         known |= {opt for p in typer.main.get_command(app).params for opt in p.opts}
     assert set(options) <= known, f"README uses {sorted(set(options) - known)} that `ragcode {' '.join(path)}` lacks"
+
+
+def test_a_readme_command_that_reads_the_hub_says_what_it_needs():
+    """``--tasks dev`` is read from the Hugging Face hub: the prose right after the block says it
+    needs the ``hf`` extra and a network, and how to do without."""
+    text = README.read_text(encoding="utf-8")
+    blocks = [m for m in FENCE.finditer(text) if "--tasks dev" in m.group(1)]
+    assert blocks
+    for m in blocks:
+        after = text[m.end():].split("\n#", 1)[0].split("```", 1)[0]
+        assert '".[hf]"' in after or "ragcode[hf]" in after, after[:300]
+        assert "network" in after and "--split dev" in after, after[:300]

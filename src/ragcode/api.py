@@ -76,9 +76,10 @@ def search(index: IndexLike, query: str, k: int = 10, config: ConfigLike = None,
     open). Keyword arguments set fields of the ``retrieval`` section (``mode="bm25"``,
     ``fusion="weighted"``, ``kinds=["markdown"]``); other sections go in ``overrides``."""
     from ragcode.config import RetrievalConfig
-    from ragcode.errors import ConfigError
+    from ragcode.errors import ConfigError, require_text
     from ragcode.retrieval.search import search as _search
 
+    require_text(query, "query", 'search(index, "train on my own images")')
     unknown = sorted(set(retrieval) - set(RetrievalConfig.model_fields))
     if unknown:
         raise ConfigError(f"search() takes no keyword {', '.join(map(repr, unknown))}: keywords set "
@@ -95,7 +96,10 @@ def generate(task: str | Task, index: IndexLike | None = None, n: int | None = N
     ``Task``). With ``index`` the context is retrieved from it (or pass a ready ``context``);
     ``llm`` defaults to the configured backend. See ``ragcode.answering.generate``."""
     from ragcode.answering import generate as _generate
+    from ragcode.errors import require_text
 
+    require_text(task if isinstance(task, str) else task.instruction, "instruction",
+                 'generate("train for 20 epochs on data/pets", index="myproject")')
     return _generate(task, index=index, n=n, config=resolve_config(config, overrides), llm=llm,
                      context=context, path=path)
 

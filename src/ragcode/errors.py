@@ -56,3 +56,15 @@ class OutputBusyError(RagcodeError):
 class RepoPathError(RagcodeError):
     """A path given by a user or a model leaves the repository it must stay in (or cannot be read
     as a path at all)."""
+
+
+class EmptyInputError(RagcodeError):
+    """A query, instruction or answer is empty or only whitespace: nothing to search, ask or check."""
+
+
+def require_text(text: str, what: str, example: str) -> str:
+    """``text`` when it says something, else ``EmptyInputError`` naming ``what`` and an example
+    of what to give (so ``ragcode generate ""`` stops before it spends a model call)."""
+    if not text or not text.strip():
+        raise EmptyInputError(f"the {what} is empty; give one, e.g. {example}")
+    return text

@@ -83,9 +83,19 @@ def task_from_record(rec: dict[str, Any], base: Path | None = None) -> Task:
     )
 
 
+@dataclass(frozen=True)
+class Unreadable:
+    """A line of a task file that is no record at all (invalid JSON), with why."""
+
+    reason: str
+
+
 def tasks_from_records(records: Iterable[tuple[str, Any]], base: Path | None = None) -> LoadedTasks:
     out = LoadedTasks(tasks=[])
     for where, rec in records:
+        if isinstance(rec, Unreadable):
+            out.skipped.append((where, rec.reason))
+            continue
         try:
             out.tasks.append(task_from_record(rec, base))
         except TaskFormatError as exc:
@@ -103,7 +113,7 @@ def _jsonl_records(path: Path) -> Iterable[tuple[str, Any]]:
             try:
                 yield f"line {lineno}", json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                yield f"line {lineno}", f"invalid JSON: {exc}"
+                yield f"line {lineno}", Unreadable(f"invalid JSON: {exc}")
 
 
 def _parquet_records(path: Path) -> Iterable[tuple[str, Any]]:
@@ -191,6 +201,12 @@ def load_tasks(source: str | Path, split: str = "full") -> LoadedTasks:
         loaded = select_dev(loaded, source)
     if loaded.skipped:
         where, why = loaded.skipped[0]
+        if not loaded.tasks:  # nothing to run: a report of 0 tasks would hide the mistake
+            raise TaskFormatError(f"{source}: none of its {len(loaded.skipped)} record(s) is a task "
+                                  f"(first: {where}: {why}); see docs/mlbench.md for the fields")
         log.warning("%s: skipped %d malformed task record(s) (first: %s: %s)", source,
                     len(loaded.skipped), where, why)
+    elif not loaded.tasks:
+        raise TaskFormatError(f"{source} holds no task records; give one JSON object per line "
+                              "(docs/mlbench.md)")
     return loaded

@@ -60,6 +60,23 @@ def _norm(name: str) -> str:
     return name.lstrip("-").replace("-", "_").lower()
 
 
+def one_slip(a: str, b: str) -> bool:
+    """Long flags ``a`` and ``b`` (read up to ``-``/``_``/case) one letter apart: one dropped,
+    added or changed, or two neighbours swapped (``--resme`` / ``--resume``), both names five
+    letters or more; a shorter name is too often another word (``--lr`` / ``--l2``)."""
+    if not (a.startswith("--") and b.startswith("--")):
+        return False
+    x, y = _norm(a), _norm(b)
+    if x == y or min(len(x), len(y)) < 5 or abs(len(x) - len(y)) > 1:
+        return False
+    if len(x) == len(y):
+        diff = [i for i in range(len(x)) if x[i] != y[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and x[diff[0]] == y[diff[1]] and x[diff[1]] == y[diff[0]])
+    short, long_ = sorted((x, y), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
 def closest(name: str, spellings: list[str]) -> str:
     """The real flag a slip most likely meant: same name up to ``-``/``_``/case, else the
     nearest by edit distance."""
@@ -205,9 +222,12 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
 
 
 def _unknown_flag(name: str, spellings: list[str], script: str) -> Finding:
-    near = closest(name, spellings)
-    hint = f"; did you mean {near}?" if near else f"; its flags are {', '.join(spellings[:12])}" + (
-        " ..." if len(spellings) > 12 else "")
+    """The finding for ``name``: its suggestion is the one flag a letter away when there is one
+    (a certain fix), none when two are (``did you mean A or B?``), else the nearest spelling."""
+    slips = list({_norm(s): s for s in spellings if one_slip(name, s)}.values())
+    near = slips[0] if len(slips) == 1 else "" if slips else closest(name, spellings)
+    hint = (f"; did you mean {near}?" if near else f"; did you mean {' or '.join(slips[:3])}?" if slips
+            else f"; its flags are {', '.join(spellings[:12])}" + (" ..." if len(spellings) > 12 else ""))
     return Finding("bash", "unknown-flag", say("unknown-flag", flag=name, script=script, hint=hint),
                    target=script, suggestion=near)
 

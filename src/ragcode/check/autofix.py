@@ -1,9 +1,11 @@
 """Deterministic fixes for slips whose correction is certain, applied before any model round.
 
-Only three kinds, where the finding names exactly one real spelling that differs in form, not
-in meaning:
+Only these kinds, where the finding names exactly one real spelling that differs in form or by a
+slip of one letter, not in meaning:
 - an ``unknown-flag`` whose suggestion is the same name up to ``-``/``_``/case
-  (``--batch-size`` -> ``--batch_size``);
+  (``--batch-size`` -> ``--batch_size``) or the one flag of the script a letter away from it
+  (``--resme`` -> ``--resume``, ``--batchsize`` -> ``--batch_size``; ``ragcode.check.args.one_slip``:
+  names of five letters or more, the checker suggests none when two flags are that near);
 - an ``unknown-script`` whose suggestion is a file of the same name reached by another path
   (``implementations/gan/gan.py`` run from ``implementations/gan`` -> ``gan.py``);
 - a ``wrong-launcher``: a shell script run by python (``python run.sh`` -> ``bash run.sh``);
@@ -29,6 +31,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from ragcode.check import Finding, moved_script
+from ragcode.check.args import one_slip
 
 
 def _same_flag(a: str, b: str) -> bool:
@@ -40,7 +43,7 @@ def fixable(f: Finding) -> tuple[str, str] | None:
     """``(wrong, right)`` when ``f`` has a certain correction, else None."""
     if f.code == "unknown-flag" and f.suggestion:
         wrong = f.message.split(" ", 1)[0]
-        if _same_flag(wrong, f.suggestion):
+        if _same_flag(wrong, f.suggestion) or one_slip(wrong, f.suggestion):
             return wrong, f.suggestion
     if f.code == "unknown-script" and moved_script(f.target, f.suggestion):
         return f.target, f.suggestion

@@ -14,8 +14,8 @@ is a ``respelled-value`` (autofix writes it the user's way) only when the reposi
 it the user's way and never the answer's (``ragcode.check.spellings``): ``vit_h`` for ``ViT-H``
 stands where the code registers ``"vit_h"``. A path (``./usr/image``) is the user's own and always
 written their way. A value not found as written is read by its meaning (``ragcode.check.meaning``:
-``128-dim`` is said by ``--emsize 128``, a flag's default is given anyway); where that cannot
-tell, nothing is said.
+``128-dim`` is said by ``--emsize 128``, a flag's default is given anyway, a name no parameter of
+the answer's scripts could take is not left out); where that cannot tell, nothing is said.
 """
 
 from __future__ import annotations

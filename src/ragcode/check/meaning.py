@@ -19,7 +19,12 @@ does not find that way is read by what it means:
   a parser sets at its top (``dataset = 'openwebtext'``), or written in a configuration file the
   answer hands to the script (``config/train_gpt2.py`` names ``gpt2-124M``);
 - the repository's own name (``DiT`` in the DiT repository) and a library's API name
-  (``torch.compile``) are no values: nothing is said.
+  (``torch.compile``) are no values: nothing is said;
+- a name (a word, not a path or a file) that no parameter of the answer's scripts could take is
+  not left out by the answer: when every call of a bash answer runs a script whose parser is read
+  and none of its parameters takes a name (switches, numbers, paths such as ``--data_dir``,
+  choices without it: pytorch-cifar's ``main.py --resume --lr 0.01`` for "train ResNet18", whose
+  model is chosen by editing the file), nothing is said.
 
 ``said`` returns True (said), None (cannot tell: no finding) or False (missing).
 """
@@ -33,9 +38,11 @@ import re
 from pathlib import Path
 
 from ragcode.check import CheckContext
+from ragcode.check.args import takes_value
 from ragcode.check.facts import read_text
 from ragcode.check.instruction import Value
 from ragcode.check.spellings import code_names
+from ragcode.chunking.scripts.flags import Flag
 
 _TRAILING_NUMBER = re.compile(r"(.*[A-Za-z].*?)[/-](\d+)")
 _NAME = re.compile(r"[A-Z][A-Za-z]*[A-Z][A-Za-z]*")  # capitals, no digits or separators: LSTM, DCGAN, OpenWebText
@@ -67,7 +74,40 @@ def said(value: Value, code: str, answer_type: str, ctx: CheckContext, numbers: 
         return True
     if _NAME.fullmatch(v) and not code_names(Path(ctx.repo_dir), squash(v)):
         return None  # a name the repository's code never writes is no value its parser takes
+    if answer_type == "bash" and _lands_nowhere(value, code, ctx):
+        return None
     return False
+
+
+def _lands_nowhere(value: Value, code: str, ctx: CheckContext) -> bool:
+    """``value`` is a name (a word, not a path or a file) and every call of the bash answer runs a
+    script whose parser is read, none of whose parameters could take it (``takes_name``)."""
+    from ragcode.check.bash import resolved_calls
+
+    if value.kind != "word" or _PATH_LIKE.search(value.spelling):
+        return False
+    steps = resolved_calls(code, ctx)
+    return bool(steps) and all(s.flags is not None and not any(takes_name(f, value.spelling) for f in s.flags)
+                               for s in steps)
+
+
+_PATH_LIKE = re.compile(r"[/\\~]|^\.|\.[A-Za-z][A-Za-z0-9]{0,4}$")  # ./data, src.txt, ~/x
+_NUMERIC_TYPE = re.compile(r"(?:optional\[)?(?:int|float)\]?")
+_PATH_PARTS = frozenset({"dir", "directory", "path", "file", "folder", "root", "filename", "dirname", "filepath"})
+_NAME_PARTS = frozenset({"name", "model", "arch", "id", "type", "backbone", "network", "net"})
+
+
+def takes_name(flag: Flag, v: str) -> bool:
+    """Whether ``flag`` could be given the name ``v``: it takes a value that is neither a number,
+    a bool nor a path (``--data_dir``, ``type=Path``; ``--model_name_or_path`` takes names), and
+    its ``choices``, when they are literal, hold ``v`` up to case and separators."""
+    kind = str(flag.type or "").replace(" ", "").lower()
+    if not takes_value(flag) or _NUMERIC_TYPE.fullmatch(kind) or "bool" in kind:
+        return False
+    if isinstance(flag.choices, (list, tuple)):
+        return squash(v) in {squash(str(c)) for c in flag.choices}
+    parts = set(re.split(r"[-_]+", str(flag.dest or flag.name).strip("-").lower()))
+    return not ((parts & _PATH_PARTS or kind.endswith("path")) and not parts & _NAME_PARTS)
 
 
 def _name_and_number(name: str, number: str, code: str, numbers: set[float], anyway: set[str]) -> bool:

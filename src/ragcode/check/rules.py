@@ -73,7 +73,8 @@ _DECLARED = (
         "": "{flag} is not a flag of {script}{hint}",
         "executed": "{flags} is not accepted by the script's parser"},
         "a flag the script's parser does not declare (`--batchsize` -> `--batch_size`, argparse's unique "
-        "prefixes accepted); one spelled with `-` for `_` or in another case is a certain fix",
+        "prefixes accepted); one spelled with `-` for `_` or in another case, or one letter off the only flag "
+        "that near (`--resme` -> `--resume`, names of five letters or more), is a certain fix",
         (RuleCase("python train.py --data cora --batchsize 16", target="train.py"),
          RuleCase(stderr="usage: train.py\ntrain.py: error: unrecognized arguments: --zzz 1")),
         fix="certain", fixed_by=("certain",)),
@@ -161,9 +162,9 @@ _DECLARED = (
         "650`, `75%` by 0.75 or 75, `ViT-Small/8` by `--arch vit_small --patch_size 8` and `ViT-Base/16` by "
         "`mae_vit_base_patch16`, a flag's default or a configuration file the "
         "answer hands over give it anyway); a unit word whose number is absent (`512-pixel`), the repository's "
-        "own name, a name in capitals its code never names (`CNN`), a library's API name (`torch.compile`) and "
-        "a parameter's name next to its value (`13 "
-        "num_classes`, `fold_index 0`) say nothing; the guessing fixes give it to its flag, "
+        "own name, a name in capitals its code never names (`CNN`), a library's API name (`torch.compile`), "
+        "a parameter's name next to its value (`13 num_classes`, `fold_index 0`) and a name no parameter of the "
+        "answer's scripts could take (`ResNet18` for a script of switches, numbers and paths) say nothing; the guessing fixes give it to its flag, "
         "never over a path of another kind or a `$VAR`, and move the answer only to a script the instruction or "
         "the retrieved passage names",
         (RuleCase("python train.py --data cora", instruction="Train on cora for 100 epochs.", target="100"),),
@@ -181,7 +182,9 @@ _DECLARED = (
                RuleCase("python lm_main.py --dropout 0.5 --tied", repo=_OUT,
                         instruction="Train the tied CNN language model with 50% dropout."),
                RuleCase("python show_attention.py --arch vit_base", repo=_OUT, path="vision",
-                        instruction="Show the attention maps of the ViT-Base/16 model."))),
+                        instruction="Show the attention maps of the ViT-Base/16 model."),
+               RuleCase("python main.py --lr 0.01 --resume", repo=_OUT, path="cifar",
+                        instruction="Resume training ResNet18 on CIFAR10 with a learning rate of 0.01."))),
     Rule("respelled-value", "coverage", WARNING, 0.5, {
         "": "the instruction spells it {value!r}; the answer writes {wrong!r}"},
         "a value the answer says only up to case and separators, in a Python string or a bash argument "

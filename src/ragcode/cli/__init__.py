@@ -45,6 +45,7 @@ def _root(
 ) -> None:
     """Retrieval-augmented code generation over real repositories."""
     common.set_verbosity(verbose)
+    common.quiet_library_bars()
 
 
 def _register() -> None:
@@ -65,6 +66,10 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, standalone_mode=True)
     except common.RagcodeError as exc:  # raised outside a command body
         common.fail(exc)
+    except SystemExit as exc:
+        if exc.code == common.INTERRUPTED:  # Ctrl-C: no interpreter teardown under running native threads
+            common.exit_now(common.INTERRUPTED)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

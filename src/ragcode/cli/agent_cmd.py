@@ -11,6 +11,7 @@ from typing import Any, Optional
 import typer
 
 from ragcode.cli import common
+from ragcode.errors import require_text
 
 
 def agent_command(
@@ -34,6 +35,7 @@ def agent_command(
     from ragcode.agent.show import final_lines, step_lines
 
     common.setup_logging(quiet=True)
+    require_text(instruction, "instruction", 'ragcode agent --index NAME "train for 20 epochs on data/pets"')
     overrides = list(set_ or [])
     for key, value in (("generation.llm.backend", llm), ("generation.llm.model", model),
                        ("agent.max_steps", max_steps), ("agent.protocol", protocol)):

@@ -20,7 +20,7 @@ def check_command(
     index: Optional[str] = typer.Option(None, "--index", "-i", help="Index whose repository to check against."),
     repo: Optional[Path] = typer.Option(None, "--repo", help="Repository folder (instead of --index)."),
     path: str = typer.Option(".", "--path", help="Where in the repository the answer runs."),
-    instruction: str = typer.Option("", "--instruction", help="The task, for the coverage check."),
+    instruction: Optional[str] = typer.Option(None, "--instruction", help="The task, for the coverage check."),
     checks: Optional[list[str]] = typer.Option(
         None, "--check", help="Checker names (default: generation.check, i.e. bash, python, coverage, parse)."),
     config: Optional[Path] = common.ConfigOption,
@@ -33,11 +33,14 @@ def check_command(
     import sys
 
     from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers, penalty
-    from ragcode.errors import RepoNotFoundError
+    from ragcode.errors import RepoNotFoundError, require_text
     from ragcode.generation.parse import parse_answer
 
-    cfg = common.config_from(config, list(set_ or []))
     text = sys.stdin.read() if answer == "-" else answer
+    require_text(text, "answer", "ragcode check --index NAME \"python train.py --epochs 5\" (or '-' to read stdin)")
+    if instruction is not None:  # given, so it must say something: the coverage check reads it
+        require_text(instruction, "--instruction", '--instruction "train for 5 epochs"')
+    cfg = common.config_from(config, list(set_ or []))
     if repo is None:
         if index is None:
             raise RepoNotFoundError("give --index NAME or --repo DIR: the repository to check the answer against")
@@ -48,7 +51,7 @@ def check_command(
         raise RepoNotFoundError(f"repository {repo} is not a directory")
     parsed = parse_answer(text)
     names = checks or cfg.generation.check or list(DEFAULT_CHECKS)
-    ctx = CheckContext.for_repo(repo, path, instruction, cfg)
+    ctx = CheckContext.for_repo(repo, path, instruction or "", cfg)
     checkers = load_checkers(names, cfg)
     findings = check_answer(parsed.code, parsed.answer_type, ctx, checkers)
     out: dict = {"answer_type": parsed.answer_type, "penalty": penalty(findings),
@@ -72,6 +75,9 @@ def check_command(
             common.console.print(f"fixed ({len(findings)} finding(s) left):", highlight=False)
             common.console.print(out["fixed"]["code"], highlight=False, markup=False)
             print_findings(out["fixed"]["findings"])
+        elif fix and out["findings"]:  # say so, rather than leave the reader looking for a fix
+            common.console.print("no fix: none of these has a correction the fixes are sure of; "
+                                 "the suggestions above are for you to weigh", highlight=False)
     raise typer.Exit(1 if any(f.severity == "error" for f in findings) else 0)
 
 

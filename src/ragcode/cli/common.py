@@ -40,9 +40,29 @@ def handle_errors(func: F) -> F:
             fail(exc)
         except KeyboardInterrupt:
             err_console.print("interrupted: finished work is kept; run the same command to resume")
-            raise typer.Exit(code=130) from None
+            raise typer.Exit(code=INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+
+
+def exit_now(code: int) -> None:
+    """Leave the process at once with ``code``, after flushing what was printed: used after
+    Ctrl-C, when native worker threads (onnxruntime, torch, faiss) may still be running, whose
+    teardown at interpreter exit aborts (``terminate called without an active exception``,
+    exit 134). Finished work is already on disk: every write is atomic or journalled."""
+    import os
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    logging.shutdown()
+    os._exit(code)
 
 
 def config_from(path: Path | None, overrides: list[str] | None) -> Config:
@@ -58,6 +78,22 @@ def with_flags(set_: list[str] | None, **flags: Any) -> list[str]:
         if value is not None:
             overrides.append(f"{key.replace('__', '.')}={value}")
     return overrides
+
+
+def quiet_library_bars() -> None:
+    """No tqdm bars from Hugging Face libraries (transformers' "Loading weights", the hub's
+    downloads): they would mix into ragcode's own progress and notices on stderr. Set
+    ``HF_HUB_DISABLE_PROGRESS_BARS=0`` to have them back."""
+    import os
+    import sys
+
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    if os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] != "1":
+        return
+    if "huggingface_hub" in sys.modules:  # imported already: the variable was read at its import
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "transformers.utils.logging" in sys.modules:
+        sys.modules["transformers.utils.logging"].disable_progress_bar()
 
 
 _VERBOSITY = {"level": 0}  # -v / -vv given before the command (``ragcode -v index ...``)

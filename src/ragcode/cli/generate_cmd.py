@@ -12,6 +12,7 @@ from typing import Any, Optional
 import typer
 
 from ragcode.cli import common
+from ragcode.errors import require_text
 
 
 def candidate_dict(c: Any) -> dict[str, Any]:
@@ -37,6 +38,7 @@ def generate_command(
 ) -> None:
     """Generate candidate answers (bash command or Python script) for an instruction."""
     common.setup_logging(quiet=True)
+    require_text(instruction, "instruction", 'ragcode generate --index NAME "train for 20 epochs on data/pets"')
     overrides = list(set_ or [])
     for field, value in (("llm.backend", llm), ("llm.model", model), ("template", template)):
         if value is not None:

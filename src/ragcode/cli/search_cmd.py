@@ -9,6 +9,7 @@ from typing import Any, Optional
 import typer
 
 from ragcode.cli import common
+from ragcode.errors import require_text
 
 
 def hits_table(hits: list[Any], title: str) -> Any:
@@ -51,6 +52,7 @@ def search_command(
 ) -> None:
     """Search an index with the configured retriever (bm25, dense or hybrid) and reranker."""
     common.setup_logging(quiet=True)
+    require_text(query, "query", 'ragcode search NAME "train on my own images"')
     cfg = common.config_from(config, set_)
     from ragcode.index.store import load_index, resolve_index_dir
     from ragcode.retrieval.base import expand_kinds

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import json
+import select
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -29,6 +32,7 @@ def serve_command(
     set_: Optional[list[str]] = common.SetOption,
 ) -> None:
     """Serve indexes to coding agents over MCP: search, open, ls, cli, check (run, generate)."""
+    require_mcp(stdio=http is None)  # before any index, config or transport
     from ragcode.serve import serve
     from ragcode.serve.run import ServeOptions
 
@@ -39,6 +43,39 @@ def serve_command(
     opts = ServeOptions(http=http, watch=watch, watch_interval_s=watch_interval, allow_run=allow_run,
                         generate=llm is not None, log_file=log, timeout_s=timeout)
     serve(indexes, cfg, opts)
+
+
+MISSING_MCP = "ragcode serve needs the MCP SDK: pip install 'ragcode[mcp]'"
+
+
+def require_mcp(stdio: bool) -> None:
+    """Stop with one line and exit 2 when the ``mcp`` extra is missing. Under stdio the client
+    launched us and shows only "Connection closed" for a server that exits: its first request
+    (``initialize``) is answered with a JSON-RPC error carrying the same line, so it shows that."""
+    from ragcode.errors import ConfigError
+
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        if stdio:
+            _answer_first_request(MISSING_MCP)
+        raise ConfigError(MISSING_MCP) from None
+
+
+def _answer_first_request(message: str, wait_s: float = 5.0) -> None:
+    """Read the client's first JSON-RPC request from stdin (waiting at most ``wait_s``; nothing
+    when stdin is a terminal) and write an error response to it on stdout."""
+    stdin = sys.stdin
+    try:
+        if stdin.isatty() or not select.select([stdin], [], [], wait_s)[0]:
+            return
+        request = json.loads(stdin.readline(1_000_000))
+    except (OSError, ValueError):
+        return
+    if isinstance(request, dict) and "id" in request:
+        reply = {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32603, "message": message}}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
 
 
 def register(app: typer.Typer) -> None:

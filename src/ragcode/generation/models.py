@@ -6,8 +6,9 @@ third-party packages, so ragcode pins their versions and the sha256 of the assem
 assembles each model once, atomically, under ``<cache_dir>/models/``.
 
 ``resolve_model(name, cache_dir)`` maps what a user wrote in ``generation.llm.model`` to something
-a backend can load: an alias below -> the assembled GGUF path; an existing path -> itself;
-anything else -> returned unchanged (a hub id or a server-side model name).
+a backend can load: an alias below -> the assembled GGUF path; an existing path -> itself; a path
+that does not exist -> "model file not found"; anything else -> returned unchanged (a hub id or a
+server-side model name).
 """
 
 from __future__ import annotations
@@ -181,13 +182,25 @@ def assemble(model: PackagedModel, cache_dir: str | Path) -> Path:
 
 
 def resolve_model(name: str, cache_dir: str | Path) -> str:
-    """Alias -> assembled GGUF path; existing path -> absolute path; else ``name`` unchanged."""
+    """Alias -> assembled GGUF path; existing path -> absolute path; a path that does not exist
+    (``x.gguf``, ``./m``, ``/a/b``, ``a/b/c``) -> ``ModelUnavailableError``; else ``name``
+    unchanged (a hub id such as ``Qwen/Qwen2.5-Coder-0.5B-Instruct``)."""
     if name in PACKAGED_MODELS:
         return str(assemble(PACKAGED_MODELS[name], cache_dir))
     expanded = Path(name).expanduser()
     if expanded.exists():
         return str(expanded.resolve())
+    if looks_like_path(name):
+        raise ModelUnavailableError(
+            f"model file not found: {name}; give an existing .gguf file or model folder, a packaged "
+            f"alias ({', '.join(PACKAGED_MODELS)}) or a Hugging Face hub id (org/name)")
     return name
+
+
+def looks_like_path(name: str) -> bool:
+    """``name`` can only be a file or folder, never a hub id (``org/name``) or a server's model name."""
+    return (name.lower().endswith(".gguf") or name.startswith(("/", ".", "~"))
+            or name.count("/") > 1 or "\\" in name)
 
 
 def is_gguf(path_or_name: str) -> bool:

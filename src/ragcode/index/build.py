@@ -168,7 +168,11 @@ def _build(plan: BuildPlan, cfg: Config, summary: IndexSummary, stages: Stages,
             summary.background["load-model"] = summary.seconds.pop("load-model")
         with stages.stage("embed", keep=True) as advance:
             if prefetch is not None:  # the rest of the overlapped embedding (errors re-raised)
-                prefetch.finish()
+                try:
+                    prefetch.finish()
+                except BaseException:  # Ctrl-C while waiting: the thread stops before we go on
+                    prefetch.stop()
+                    raise
                 summary.overlapped = prefetch.done
                 summary.background["embed"] = round(prefetch.busy_s, 3)
                 advance = steps.skip_first(prefetch.done, advance)  # found in the cache now

@@ -29,3 +29,25 @@ def default_index_name(repo: Path) -> str:
         raise IndexNameError(f"cannot make an index name from the folder name of {str(repo)!r}; "
                              f"pass --name NAME ({_RULE})")
     return name
+
+
+def index_names(root: Path) -> list[str]:
+    """The indexes built under ``root``: its folders holding a ``manifest.json``, sorted."""
+    try:
+        return sorted(p.name for p in Path(root).iterdir() if (p / "manifest.json").is_file())
+    except OSError:
+        return []
+
+
+def no_index_message(index_dir: Path) -> str:
+    """What to say when ``index_dir`` holds no index: the closest built name beside it when a
+    name was mistyped, the names there, and how to build one."""
+    import difflib
+
+    names = index_names(index_dir.parent)
+    near = difflib.get_close_matches(index_dir.name, names, n=1, cutoff=0.6)
+    guess = f"; did you mean {near[0]}?" if near else ""
+    there = (f" (indexes there: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''})" if names
+             else f" ({index_dir.parent} holds no index yet)")
+    return (f"no index named {index_dir.name!r} under {index_dir.parent}{guess}{there}. Build it with "
+            f"`ragcode index REPO --name {index_dir.name}`.")

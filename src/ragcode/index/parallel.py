@@ -90,6 +90,10 @@ def chunk_files(files: Sequence[SourceFile], cfg: ChunkingConfig, workers: int,
         yield from zip(files, results)
 
 
+class _Stopped(Exception):
+    """Raised in the prefetch thread between two model calls once ``stop`` is asked."""
+
+
 class Prefetch:
     """Embeds texts in a background thread, as they are produced, into the embedding cache.
 
@@ -125,13 +129,22 @@ class Prefetch:
             raise self._error
 
     def stop(self) -> None:
-        """Stop after the batch in progress (the build failed); errors are dropped."""
+        """Stop after the model call in progress (the build failed or was interrupted: Ctrl-C
+        must not leave the thread inside the model while the interpreter exits); errors are
+        dropped."""
         if self._thread is None:
             return
         self._stopping = True
         self._queue.put(None)
         self._thread.join()
         self._thread = None
+
+    def _progress(self, n: int) -> None:
+        """Between two model calls of a batch: stop there when asked to (``_Stopped``)."""
+        if self._stopping:
+            raise _Stopped
+        if self.advance is not None:
+            self.advance(n)
 
     def _run(self) -> None:
         pending: list[str] = []
@@ -157,9 +170,11 @@ class Prefetch:
             if pending and (closed or len(pending) >= self.batch):
                 try:
                     start = time.perf_counter()
-                    self.embedder.embed(pending, on_progress=self.advance)
+                    self.embedder.embed(pending, on_progress=self._progress)
                     self.busy_s += time.perf_counter() - start
                     self.done += len(pending)
+                except _Stopped:
+                    return
                 except BaseException as exc:  # noqa: BLE001 - re-raised by finish()
                     self._error = exc
                     return

@@ -16,7 +16,7 @@ from ragcode.config import Config, EmbedderConfig
 from ragcode.errors import IndexStateError
 from ragcode.index.chunk_store import ChunkStore
 from ragcode.index.manifest import MANIFEST, Manifest, read_manifest, rebuild_hint
-from ragcode.index.names import check_index_name
+from ragcode.index.names import check_index_name, no_index_message
 from ragcode.index.vectors import VectorIndex
 from ragcode.types import Chunk
 
@@ -225,6 +225,8 @@ def load_index(name_or_path: IndexRef, config: Config | None = None) -> Index:
 
 def open_index_dir(index_dir: Path, config: Config | None = None) -> Index:
     """``load_index`` for an index folder already resolved (no name lookup)."""
+    if not (index_dir / MANIFEST).is_file():
+        raise IndexStateError(no_index_message(index_dir))  # a mistyped name: say the ones there are
     for attempt in (1, 2):
         manifest = read_manifest(index_dir)
         if config is not None:

@@ -50,7 +50,7 @@ class TransformersLLM:
         self.device = pick_device(llm_config.device, "the transformers backend")
         self.dtype = pick_dtype(llm_config.dtype, self.device)
         load_dtype = torch.float32 if self.dtype == "int8" else getattr(torch, self.dtype)
-        where = resolve_model(llm_config.model, cache_dir)
+        where = resolve_model(llm_config.model, cache_dir)  # after the device: a missing GPU is said first
         kwargs: dict[str, Any] = {}
         source = where
         converted = None
@@ -151,6 +151,16 @@ def _converted_dir(gguf: Path, cache_dir: str | Path) -> Path:
     return Path(cache_dir) / "models" / "transformers" / f"{gguf.stem}-{st.st_size}-{st.st_mtime_ns}"
 
 
+def weights_size(model: Any) -> int:
+    """Bytes of ``model``'s tensors as safetensors writes them (a tensor shared by two names, such
+    as tied embeddings, once)."""
+    seen: dict[Any, int] = {}
+    for tensor in model.state_dict().values():
+        seen.setdefault((tensor.device.type, tensor.untyped_storage().data_ptr()),
+                        tensor.untyped_storage().nbytes())
+    return sum(seen.values())
+
+
 def _save_converted(model: Any, tokenizer: Any, target: Path) -> None:
     """Keep the GGUF -> transformers conversion (tokenizer rebuild + dequantisation, the slow
     part of loading) as safetensors, written to a temp folder and renamed into place."""
@@ -158,8 +168,16 @@ def _save_converted(model: Any, tokenizer: Any, target: Path) -> None:
     import tempfile
 
     tmp: Path | None = None
+    size = weights_size(model)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        free = shutil.disk_usage(target.parent).free
+        if free < size * 1.1:
+            notice(f"not keeping the converted model ({human_size(size)}): {target.parent} has "
+                   f"{human_size(free)} free; the next load converts it again")
+            return
+        notice(f"writing the converted model ({human_size(size)}, float32 safetensors) to {target} - "
+               "once, so later loads take seconds; `ragcode cache --clear converted` frees it")
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
         # the weights are already dequantised; the GGUF loader's marker would block saving
         quantizer = getattr(model, "hf_quantizer", None)
