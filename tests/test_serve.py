@@ -136,7 +136,7 @@ def test_resources_show_the_served_indexes_and_their_manifests(tmp_path: Path, i
         return listed, every, one
 
     listed, every, one = anyio.run(main)
-    assert {str(r.uri) for r in listed.resources} == {"ragcode://indexes", "ragcode://index/gan"}
+    assert {str(r.uri) for r in listed.resources} == {"ragcode://indexes", "ragcode://index/gan", "ragcode://server"}
     summary = json.loads(every.contents[0].text)
     assert [x["name"] for x in summary] == ["gan"] and summary[0]["counts"]["chunks"] > 0
     detail = json.loads(one.contents[0].text)

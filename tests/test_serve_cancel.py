@@ -5,6 +5,7 @@ server's threads and processes before, during and after: what the call started m
 
 from __future__ import annotations
 
+import json
 import secrets
 from pathlib import Path
 from typing import Any, Iterator
@@ -65,6 +66,7 @@ def test_a_call_the_client_cancels_is_stopped_with_its_sandbox(runner_server: An
             seen["settled"] = await until(lambda: load_of(pid) == seen["before"])
             seen["after"] = load_of(pid)
             seen["next"] = await s.call_tool("ls", {})
+            seen["figures"] = json.loads((await s.read_resource("ragcode://server")).contents[0].text)
         return seen
 
     seen = anyio.run(main)
@@ -72,6 +74,9 @@ def test_a_call_the_client_cancels_is_stopped_with_its_sandbox(runner_server: An
     assert seen["gone"] and seen["settled"], (seen["before"], seen["after"])
     assert seen["after"][1] == 0
     assert not seen["next"].is_error
+    calls = seen["figures"]["calls"]
+    assert calls["running"] == 0 and calls["waiting"] == 0 and calls["stopped"] >= 1
+    assert seen["figures"]["processes"] == 0 and seen["figures"]["threads"] >= 1
     assert "run" in runner_server.text() and "cancelled by the client; the call was stopped" in runner_server.text()
 
 

@@ -41,6 +41,16 @@ class CallRunner:
     _limiters: dict[int, Any] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     running: int = 0  # threads working now (cancelled ones until they end)
+    started: int = 0  # calls that got a thread
+    stopped: int = 0  # calls cancelled or past their time limit
+
+    def stats(self) -> dict[str, int]:
+        """What the runner holds now: threads still working (cancelled ones until they end),
+        calls waiting for a slot, calls started and how many of them were stopped early."""
+        limiters = list(self._limiters.values())
+        waiting = limiters[0].statistics().tasks_waiting if limiters else 0
+        return {"running": self.running, "waiting": waiting, "started": self.started, "stopped": self.stopped,
+                "max_concurrent": self.max_concurrent, "max_queued": self.max_queued}
 
     def _limiter(self) -> Any:
         """The slots, one set per event loop (a server runs one; tests may run several)."""
@@ -65,12 +75,13 @@ class CallRunner:
             with anyio.fail_after(timeout_s):
                 outcome = await self._slot_and_wait(label, fn, args, token, stop)
         except TimeoutError:
-            token.cancel(f"{label}: time limit of {timeout_s:g}s")
+            self._stop(token, f"{label}: time limit of {timeout_s:g}s")
             raise
         except BaseException:
-            token.cancel(f"{label}: the caller cancelled")
+            self._stop(token, f"{label}: the caller cancelled")
             raise
         if outcome.cancelled:
+            self._stop(token, f"{label}: the client went away")
             raise CallCancelled(token.reason or f"{label} was cancelled")
         if outcome.error is not None:
             raise outcome.error
@@ -94,7 +105,6 @@ class CallRunner:
             raise
         await _first_of(done, stop)
         if not done.is_set():
-            token.cancel(f"{label}: the client went away")
             outcome.cancelled = True
         return outcome
 
@@ -131,6 +141,14 @@ class CallRunner:
     def _count(self, step: int) -> None:
         with self._lock:
             self.running += step
+            self.started += max(step, 0)
+
+    def _stop(self, token: cancel.CancelToken, reason: str) -> None:
+        """Cancel a call's work (once), counting it."""
+        if not token.cancelled:
+            with self._lock:
+                self.stopped += 1
+        token.cancel(reason)
 
 
 def _call_soon(loop: Any, fn: Callable[[], None]) -> None:

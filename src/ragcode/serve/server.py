@@ -8,8 +8,9 @@ the SDK's low-level ``mcp.server.lowlevel.Server`` with its handlers.
   the call (an argument over ``serve.max_argument_chars``, unknown tool, a wrong argument type,
   a path out of the repository, a broken index, a timeout, a bug) is one line in a result with
   ``isError``, so the server never stops on a call; every call is logged with its duration;
-- ``resources/list`` / ``resources/read``: ``ragcode://indexes`` (every served index) and
-  ``ragcode://index/NAME`` (one index: its repository, folder and manifest), as JSON.
+- ``resources/list`` / ``resources/read``: ``ragcode://indexes`` (every served index),
+  ``ragcode://index/NAME`` (one index: its repository, folder and manifest) and
+  ``ragcode://server`` (its load: calls running and waiting, threads, processes), as JSON.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ log = logging.getLogger("ragcode.serve")
 _ERROR_CHARS = 500
 _INDEXES_URI = "ragcode://indexes"
 _INDEX_URI = "ragcode://index/"
+_SERVER_URI = "ragcode://server"
 
 
 def one_line(text: str, limit: int = _ERROR_CHARS) -> str:
@@ -160,7 +162,9 @@ def build_server(cat: Catalogue, call_log: CallLog | None = None, settings: Serv
 
     async def list_resources(ctx: Any, params: Any) -> Any:
         res = [types.Resource(uri=_INDEXES_URI, name="indexes", mime_type="application/json",
-                              description="every served index: name, repository, counts")]
+                              description="every served index: name, repository, counts"),
+               types.Resource(uri=_SERVER_URI, name="server", mime_type="application/json",
+                              description="the server's load: calls running and waiting, threads, processes")]
         res += [types.Resource(uri=_INDEX_URI + s.name, name=s.name, mime_type="application/json",
                                description=f"index {s.name} of {s.repo}: its manifest") for s in cat.served]
         return types.ListResourcesResult(resources=res)
@@ -169,6 +173,8 @@ def build_server(cat: Catalogue, call_log: CallLog | None = None, settings: Serv
         uri = str(params.uri)
         if uri == _INDEXES_URI:
             body: Any = [_summary(s.describe()) for s in cat.served]
+        elif uri == _SERVER_URI:
+            body = server_load(runner)
         elif uri.startswith(_INDEX_URI) and any(s.name == uri[len(_INDEX_URI):] for s in cat.served):
             body = next(s for s in cat.served if s.name == uri[len(_INDEX_URI):]).describe()
         else:
@@ -180,6 +186,15 @@ def build_server(cat: Catalogue, call_log: CallLog | None = None, settings: Serv
     return Server("ragcode", version=__version__, instructions=_instructions(cat),
                   on_list_tools=list_tools, on_call_tool=call_tool,
                   on_list_resources=list_resources, on_read_resource=read_resource)
+
+
+def server_load(runner: CallRunner) -> dict[str, Any]:
+    """The ``ragcode://server`` figures: the calls (``CallRunner.stats``), the Python threads
+    and the processes this server has started that are still running."""
+    import psutil
+
+    return {"calls": runner.stats(), "threads": threading.active_count(),
+            "processes": len(psutil.Process().children(recursive=True))}
 
 
 def _summary(desc: dict[str, Any]) -> dict[str, Any]:
