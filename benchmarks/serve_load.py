@@ -1,11 +1,11 @@
 """Load on ``ragcode serve --http``: many concurrent MCP clients over loopback, search and check.
 
     python benchmarks/serve_load.py --index IDX [--clients 50] [--calls 10] [--set k=v ...] \\
-        [--out results/serve_load.json]
+        [--cache DIR] [--out results/serve_load.json]
 
 Starts ``ragcode serve INDEX --http 127.0.0.1:0`` (the default ``serve.*`` limits unless
 ``--set`` says otherwise; the dry-run cache in a fresh folder, so each distinct check answer is
-dry-run once for real), reads its URL and bearer token, warms it (one search, one check), then
+dry-run once for real, or in ``--cache DIR``, which a second run finds warm), reads its URL and bearer token, warms it (one search, one check), then
 runs ``--clients`` clients at once, each its own session of the MCP SDK's streamable HTTP client
 doing ``--calls`` calls, alternating ``search`` (the ML-Bench-style questions below, k = 5) and
 ``check`` (commands built from the index's own flag tables: a flag written as the table has it,
@@ -194,7 +194,7 @@ def measure(args: argparse.Namespace, index_dir: Path, scratch: Path) -> dict[st
     answers = check_answers(index_dir, args.overrides)
     sets = [a for s in args.overrides for a in ("--set", s)]
     env = {k: v for k, v in os.environ.items() if k != "RAGCODE_SERVE_TOKEN"}
-    env["RAGCODE_CACHE"] = str(scratch / "cache")
+    env["RAGCODE_CACHE"] = str(args.cache or scratch / "cache")
     argv = [sys.executable, "-c", CLI, "serve", str(index_dir), "--http", "127.0.0.1:0", *sets]
     proc, url, token = start_server(argv, scratch / "server.log", env)
     try:
@@ -208,7 +208,7 @@ def measure(args: argparse.Namespace, index_dir: Path, scratch: Path) -> dict[st
         proc.terminate()
         proc.wait(timeout=30)
     tools = summarize(records)
-    return {"clients": args.clients, "calls_per_client": args.calls, "distinct_check_answers": len(answers),
+    return {"clients": args.clients, "calls_per_client": args.calls, "cache": "given" if args.cache else "fresh", "distinct_check_answers": len(answers),
             "wall_s": round(wall, 2), "calls_per_s": round(len(records) / wall, 1), "tools": tools,
             "errors": sum(t["errors"] for t in tools.values()), "server_tracebacks": log_tail,
             "server": {"before": before, "at_end": at_end, "settled": settled}}
@@ -220,6 +220,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--calls", type=int, default=10, help="calls per client (half search, half check)")
     ap.add_argument("--set", dest="overrides", action="append", default=[])
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="the server's cache folder (dry-run results); default: a fresh one, so checks start cold")
     ap.add_argument("--out", type=Path, default=Path("results/serve_load.json"))
     args = ap.parse_args(argv)
 
