@@ -182,3 +182,27 @@ def test_over_stdio_a_cancelled_call_is_stopped_with_its_sandbox(tmp_path: Path)
     seen = anyio.run(main)
     assert seen["started"] and seen["gone"]
     assert not seen["next"].is_error
+
+
+def test_a_call_of_a_session_the_client_ends_is_stopped_with_its_sandbox(runner_server: Any):
+    """A client that ends its session (DELETE) while a call of it runs, from another connection."""
+    import threading
+
+    marker, answer = _sleeper()
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "run", "arguments": {"answer": answer}}}
+    lines: list[str] = []
+    with httpx.Client(timeout=60) as caller, httpx.Client(timeout=60) as other:
+        headers = raw_session(caller, runner_server.url, runner_server.token)
+
+        def waiting_call() -> None:
+            with caller.stream("POST", runner_server.url, headers=headers, json=call) as reply:
+                lines.extend(reply.iter_lines())
+
+        thread = threading.Thread(target=waiting_call, daemon=True)
+        thread.start()
+        started = anyio.run(until, lambda: processes_with(marker))
+        ended = other.delete(runner_server.url, headers=headers).status_code
+        gone = anyio.run(until, lambda: not processes_with(marker))
+        thread.join(30)
+    assert started and ended == 200 and gone
+    assert not any('"exit_code"' in line for line in lines)  # no result of the stopped call came
