@@ -221,10 +221,10 @@ def test_unreadable_lines_on_stdin_get_json_rpc_errors_and_the_server_goes_on(in
     it with a JSON-RPC error (id null) and keeps serving the lines after it."""
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
-    lines = ["{not json", json.dumps({"jsonrpc": "2.0", "id": 9}), "[1, 2]", json.dumps(init),
+    lines = ["{not json", "", json.dumps({"jsonrpc": "2.0", "id": 9}), "[1, 2]", json.dumps(init),
              json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
              json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ls", "arguments": {}}})]
-    proc = subprocess.Popen(serve_argv(index_dir), env=cli_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(serve_argv(index_dir, "--no-auth"), env=cli_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdin is not None and proc.stdout is not None
@@ -240,3 +240,4 @@ def test_unreadable_lines_on_stdin_get_json_rpc_errors_and_the_server_goes_on(in
     assert replies[3]["id"] == 1 and "serverInfo" in replies[3]["result"]
     assert replies[4]["id"] == 2 and "README.md" in replies[4]["result"]["content"][0]["text"]
     assert err.count("answered an unreadable line on stdin") == 3 and "Traceback" not in err
+    assert "only HTTP (--http) uses serve.auth" in err  # a setting stdio does not read is not silently taken

@@ -40,6 +40,8 @@ def serve(indexes: list[str], config: Config) -> None:
     if not log.isEnabledFor(logging.DEBUG):  # the SDK logs every HTTP session at INFO; -vv shows it
         logging.getLogger("mcp").setLevel(logging.WARNING)
     listener = Listener.open(config) if config.serve.http else None  # a bad address fails before loading
+    if listener is None:
+        _warn_http_only(config)
     try:
         cat, server, watcher = prepare(indexes, config)
     except BaseException:
@@ -92,6 +94,16 @@ class Listener:
         _announce_token(self.token)  # before the ready line, which says the server can be called
         on_ready(url)
         run_http(app, self.sock)
+
+
+def _warn_http_only(config: Config) -> None:
+    """Say so when settings that only HTTP reads were given to a stdio server."""
+    cfg, default = config.serve, type(config.serve)()
+    given = [f"serve.{name}" for name in ("allow_remote", "auth", "token_file", "allowed_hosts", "allowed_origins",
+                                          "max_request_bytes") if getattr(cfg, name) != getattr(default, name)]
+    if given:
+        log.warning("only HTTP (--http) uses %s; over stdio the client that started the server is the "
+                    "only one that can call it", ", ".join(given))
 
 
 def _announce_token(token: Any) -> None:

@@ -3,7 +3,7 @@
 While serving, the SDK points fd 1 at stderr and speaks on a private copy of it; Python-level
 prints go to stderr as well, so nothing a library or a tool prints can land in the protocol
 stream. A line that is not a JSON-RPC message, which the SDK's stdio transport drops without a
-word, is answered with the JSON-RPC error it deserves (``-32700`` parse error, ``-32600``
+word, is answered (an empty line is skipped) with the JSON-RPC error it deserves (``-32700`` parse error, ``-32600``
 invalid request; id null, since a line that does not parse has no id to echo) and logged.
 """
 
@@ -29,6 +29,11 @@ def error_for(exc: Exception) -> Any:
     return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message))
 
 
+def _blank(exc: Exception) -> bool:
+    errors: list[Any] = getattr(exc, "errors", list)()
+    return bool(errors) and all(isinstance(e.get("input"), str) and not e["input"].strip() for e in errors)
+
+
 class AnswerMalformed:
     """The SDK's stdio read stream, answering each unreadable line instead of dropping it."""
 
@@ -46,6 +51,8 @@ class AnswerMalformed:
             item = await self._read.receive()
             if not isinstance(item, Exception):
                 return item
+            if _blank(item):
+                continue  # an empty line is no message, and no error either
             error = error_for(item)
             log.warning("answered an unreadable line on stdin with %s", error.error.message)
             await self._write.send(SessionMessage(error))
