@@ -136,7 +136,7 @@ def test_resources_show_the_served_indexes_and_their_manifests(tmp_path: Path, i
         return listed, every, one
 
     listed, every, one = anyio.run(main)
-    assert {str(r.uri) for r in listed.resources} == {"ragcode://indexes", "ragcode://index/gan"}
+    assert {str(r.uri) for r in listed.resources} == {"ragcode://indexes", "ragcode://index/gan", "ragcode://server"}
     summary = json.loads(every.contents[0].text)
     assert [x["name"] for x in summary] == ["gan"] and summary[0]["counts"]["chunks"] > 0
     detail = json.loads(one.contents[0].text)
@@ -194,14 +194,50 @@ def test_stray_output_of_a_tool_never_reaches_the_protocol_stream(tmp_path: Path
     (["serve", "no-such-index"], "no-such-index"),
     (["serve", "INDEX", "--http", "127.0.0.1:99999"], "port from 0 to 65535"),
     (["serve"], "Missing argument"),
+    (["serve", "INDEX", "--http", "0.0.0.0:0"], "not a loopback address; anyone who reaches it could use the tools"),
+    (["serve", "INDEX", "--http", "192.0.2.1:0", "--allow-remote", "--no-auth"], "needs the token"),
+    (["serve", "INDEX", "--http", ":0", "--token-file", "TOKEN_0644"], "can be read by others (mode 0644)"),
+    (["serve", "INDEX", "--http", ":0", "--set", "serve.max_concurrent=0"], "serve.max_concurrent"),
+    (["serve", "INDEX", "--http", ":0", "--set", "serve.token_env=SHORT_TOKEN"], "at least 16 printable characters"),
 ])
 def test_bad_serve_command_lines_fail_in_one_line(tmp_path: Path, index_dir: Path, args: list[str], says: str):
     from bench_helpers import cli_argv
 
-    argv = cli_argv(*[str(index_dir) if a == "INDEX" else a for a in args],
-                    "--set", f"index.root={tmp_path / 'indexes'}")
-    proc = subprocess.run(argv, env=cli_env(), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    loose = tmp_path / "token"
+    loose.write_text("a-token-that-others-can-read\n")
+    loose.chmod(0o644)
+    spelled = {"INDEX": str(index_dir), "TOKEN_0644": str(loose)}
+    argv = cli_argv(*[spelled.get(a, a) for a in args], "--set", f"index.root={tmp_path / 'indexes'}")
+    proc = subprocess.run(argv, env=cli_env(SHORT_TOKEN="short"), capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
     if says == "Missing argument":  # typer's own usage error
         assert proc.returncode == 2 and says in proc.stderr
         return
     assert says in one_line_error(proc)
+
+
+def test_unreadable_lines_on_stdin_get_json_rpc_errors_and_the_server_goes_on(index_dir: Path):
+    """The SDK's stdio transport drops a line it cannot read without a word; the server answers
+    it with a JSON-RPC error (id null) and keeps serving the lines after it."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+    lines = ["{not json", "", json.dumps({"jsonrpc": "2.0", "id": 9}), "[1, 2]", json.dumps(init),
+             json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+             json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ls", "arguments": {}}})]
+    proc = subprocess.Popen(serve_argv(index_dir, "--no-auth"), env=cli_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        replies = [json.loads(proc.stdout.readline()) for _ in range(5)]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        err = proc.stderr.read() if proc.stderr else ""
+    assert [r["error"]["code"] for r in replies[:3]] == [-32700, -32600, -32600]
+    assert all(r["id"] is None for r in replies[:3])
+    assert replies[3]["id"] == 1 and "serverInfo" in replies[3]["result"]
+    assert replies[4]["id"] == 2 and "README.md" in replies[4]["result"]["content"][0]["text"]
+    assert err.count("answered an unreadable line on stdin") == 3 and "Traceback" not in err
+    assert "only HTTP (--http) uses serve.auth" in err  # a setting stdio does not read is not silently taken

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from serve_helpers import http_server, http_session, serve_argv, serve_fixture, text  # noqa: E402
+from serve_helpers import bearer, http_server, http_session, serve_argv, serve_fixture, text  # noqa: E402
 
 NEW_WORD = "quokkafeature"
 
@@ -23,14 +23,14 @@ def test_http_serves_several_clients_and_finds_a_file_edited_while_serving(tmp_p
     argv = serve_argv(index_dir, "--http", "127.0.0.1:0", "--watch", "--watch-interval", "0.2")
 
     async def client(url: str, query: str, out: list) -> None:
-        async with http_session(url) as s:
+        async with http_session(url, token) as s:
             tools = [t.name for t in (await s.list_tools()).tools]
             hit = await s.call_tool("search", {"query": query, "k": 2})
             bad = await s.call_tool("open", {"path": "../../etc/passwd"})
             out.append((tools, hit, bad))
 
     async def wait_for_new_word(url: str) -> list[str]:
-        async with http_session(url) as s:
+        async with http_session(url, token) as s:
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
                 res = await s.call_tool("search", {"query": NEW_WORD, "k": 3})
@@ -40,7 +40,8 @@ def test_http_serves_several_clients_and_finds_a_file_edited_while_serving(tmp_p
                 await anyio.sleep(0.2)
             return paths
 
-    with http_server(argv, tmp_path / "server.log") as url:
+    with http_server(argv, tmp_path / "server.log") as server:
+        url, token = server.url, server.token
         assert url.startswith("http://127.0.0.1:") and not url.startswith("http://127.0.0.1:0/")
         seen: list = []
 
@@ -54,7 +55,7 @@ def test_http_serves_several_clients_and_finds_a_file_edited_while_serving(tmp_p
         wgan.write_text(wgan.read_text() + f"\n\ndef {NEW_WORD}():\n    return 'a {NEW_WORD} helper'\n")
         found = anyio.run(wait_for_new_word, url)
         rebinding = httpx.post(url, headers={"Host": "evil.example", "Content-Type": "application/json",
-                                             "Accept": "application/json, text/event-stream"},
+                                             "Accept": "application/json, text/event-stream", **bearer(token)},
                                json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
     assert len(seen) == 3
     for tools, hit, bad in seen:
@@ -62,5 +63,5 @@ def test_http_serves_several_clients_and_finds_a_file_edited_while_serving(tmp_p
         assert not hit.is_error and hit.structured_content["hits"]
         assert bad.is_error and "outside the repository" in text(bad) and "\n" not in text(bad)
     assert found[:1] == ["implementations/wgan/wgan.py"]
-    assert rebinding.status_code >= 400  # DNS rebinding protection on a loopback server
+    assert rebinding.status_code == 421  # DNS rebinding protection: an unknown Host
     assert "updated index gan" in (tmp_path / "server.log").read_text()

@@ -16,6 +16,7 @@ from agent_helpers import agent_config  # noqa: E402
 from index_helpers import make_repo  # noqa: E402
 from serve_helpers import serve_fixture, text  # noqa: E402
 
+from ragcode.config import ServeConfig  # noqa: E402
 from ragcode.errors import RagcodeError  # noqa: E402
 from ragcode.index.build import index_repo  # noqa: E402
 from ragcode.serve.served import open_served  # noqa: E402
@@ -77,7 +78,7 @@ def test_a_call_past_its_time_limit_and_a_failing_tool_are_one_line_errors(tmp_p
 
     _, gan_dir = serve_fixture(tmp_path)
     cat = Catalogue(open_served([str(gan_dir)], agent_config(tmp_path)))
-    server = build_server(cat, timeout_s=0.3)
+    server = build_server(cat, settings=ServeConfig(timeout_s=0.3))
 
     def slow_ls(env, path):  # noqa: ANN001
         time.sleep(2)
@@ -90,7 +91,7 @@ def test_a_call_past_its_time_limit_and_a_failing_tool_are_one_line_errors(tmp_p
     monkeypatch.setattr(agent_tools, "cli_tool", broken_cli)
     _, (slow, broken, fine) = anyio.run(_calls, server, [
         ("ls", {}), ("cli", {"script": "README.md"}), ("open", {"path": "README.md", "end": 2})])
-    assert slow.is_error and text(slow) == "ls: no result within 0.3s; the call was abandoned"
+    assert slow.is_error and text(slow) == "ls: no result within 0.3s; the call was stopped"
     assert broken.is_error and text(broken) == "cli failed: KeyError: 'a bug\\nover two lines'"
     assert not fine.is_error and "README.md (lines 1-2" in text(fine)
 
@@ -100,7 +101,7 @@ def test_a_call_past_its_time_limit_and_a_failing_tool_are_one_line_errors(tmp_p
     ("[::1]:9000", ("::1", 9000)), ("0.0.0.0:80", ("0.0.0.0", 80)),
 ])
 def test_http_endpoints_are_read_with_a_loopback_default(value: str, expected: tuple):
-    from ragcode.serve.run import parse_http
+    from ragcode.serve.http import parse_http
 
     assert parse_http(value) == expected
 
@@ -108,7 +109,7 @@ def test_http_endpoints_are_read_with_a_loopback_default(value: str, expected: t
 @pytest.mark.parametrize("value", ["localhost:http", "127.0.0.1:-1", "127.0.0.1:70000", ""])
 def test_bad_http_endpoints_are_one_line_config_errors(value: str):
     from ragcode.errors import ConfigError
-    from ragcode.serve.run import parse_http
+    from ragcode.serve.http import parse_http
 
     with pytest.raises(ConfigError, match="HOST:PORT with a port from 0 to 65535"):
         parse_http(value)
@@ -129,3 +130,42 @@ def test_api_gives_a_definitions_signature_and_a_modules_listing_from_the_index(
     assert not module.is_error and "Generator" in text(module) and "Discriminator" in text(module)
     assert missing.is_error and "no definition named 'no_such_function'" in text(missing)
     assert outside.is_error and "\n" not in text(outside)  # read from the index only: nothing to leak
+
+
+def test_hosts_and_origins_allowed_are_loopback_the_bound_address_and_the_configured_ones():
+    from ragcode.serve.http import allowed_hosts, allowed_origins, is_loopback
+
+    local = allowed_hosts("127.0.0.1", [])
+    assert {"127.0.0.1:*", "localhost:*", "[::1]:*", "localhost"} <= set(local)
+    assert not any("192.0.2.1" in h for h in local)
+    remote = allowed_hosts("192.0.2.1", ["mcp.lan", "box:8765"])
+    assert {"192.0.2.1", "192.0.2.1:*", "mcp.lan", "mcp.lan:*", "box:8765"} <= set(remote)
+    assert "box:8765:*" not in remote
+    origins = allowed_origins(["https://editor.lan/"])
+    assert "http://localhost:*" in origins and origins[-1] == "https://editor.lan"
+    assert [is_loopback(h) for h in ("127.0.0.2", "::1", "localhost", "0.0.0.0", "192.0.2.1", "evil")] == [
+        True, True, True, False, False, False]
+
+
+def test_a_listener_on_an_address_other_than_loopback_warns_before_serving(monkeypatch, caplog):
+    """The warning of ``--allow-remote``, without listening anywhere but loopback: the listener is
+    given a loopback socket under a documentation address (192.0.2.1) and serves nothing."""
+    import logging
+
+    from ragcode.config import load_config
+    from ragcode.serve import http
+    from ragcode.serve.auth import Token
+    from ragcode.serve.run import Listener
+
+    sock = http.bind("127.0.0.1", 0)
+    served: list = []
+    monkeypatch.setattr(http, "build_app", lambda *a, **k: "app")
+    monkeypatch.setattr(http, "run_http", lambda app, s: served.append(app))
+    config = load_config(overrides=["serve.allow_remote=true", "serve.allow_run=true"])
+    try:
+        with caplog.at_level(logging.WARNING, logger="ragcode.serve"):
+            Listener("192.0.2.1", sock, Token("t" * 32, "$RAGCODE_SERVE_TOKEN"), config).run(None, lambda url: None)
+    finally:
+        sock.close()
+    assert served == ["app"]
+    assert "listening on 192.0.2.1, which is not loopback" in caplog.text and "run code in the sandbox" in caplog.text

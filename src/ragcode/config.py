@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 # diff_settings, parse_override, read_yaml_mapping and set_dotted are imported from here by other modules
 from ragcode.config_parse import as_before_fixes, parse_override, refuse_renamed, set_dotted
@@ -23,17 +23,9 @@ from ragcode.config_parse import load_with_base, validation_message
 from ragcode.errors import ConfigError
 from ragcode.hashing import digest
 
-# value ranges; a value outside one is an error naming the dotted field and the range
-Positive = Annotated[int, Field(gt=0)]
-NonNegative = Annotated[int, Field(ge=0)]
-PositiveFloat = Annotated[float, Field(gt=0)]
-NonNegativeFloat = Annotated[float, Field(ge=0)]
-Share = Annotated[float, Field(ge=0, le=1)]  # a fraction of something
-Weights = dict[str, NonNegativeFloat]  # multipliers by name
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+from ragcode.config_fields import NonNegative, NonNegativeFloat, Positive, PositiveFloat, Share, Weights
+from ragcode.config_fields import Section as _Section
+from ragcode.config_runtime import ScaleConfig, ServeConfig
 
 
 # --- chunking -------------------------------------------------------------------------------
@@ -319,12 +311,6 @@ class AgentConfig(_Section):
     context_chars: NonNegative = 6000  # the retrieved context shown with the task (chars); 0 = none
 
 
-class ScaleConfig(_Section):  # how work is spread (ragcode.scale); not part of Config.hash
-    workers: Positive = 1  # --workers: tasks (samples, cells) in flight at once
-    max_local_models: Positive = 1  # local model copies in memory at once (one per worker process)
-    ray_address: str = ""  # --ray: local, auto or ray://host:port; "" = no Ray
-
-
 class Config(_Section):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
@@ -337,11 +323,12 @@ class Config(_Section):
     bench: BenchConfig = Field(default_factory=BenchConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     scale: ScaleConfig = Field(default_factory=ScaleConfig)
+    serve: ServeConfig = Field(default_factory=ServeConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
-    def hash(self, exclude: tuple[str, ...] = ("index", "scale")) -> str:
+    def hash(self, exclude: tuple[str, ...] = ("index", "scale", "serve")) -> str:
         """Hash of the resolved settings (paths of caches and outputs excluded; the agent
         section only when it differs from its defaults, so hashes from before it still hold)."""
         data = {k: v for k, v in self.to_dict().items() if k not in exclude}

@@ -161,7 +161,7 @@ def as_before_fixes(gen: dict[str, Any], default_fixes: list[str]) -> dict[str, 
     return gen
 
 
-def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("index", "scale")) -> list[str]:
+def diff_settings(a: Any, b: Any, prefix: str = "", skip: tuple[str, ...] = ("index", "scale", "serve")) -> list[str]:
     """``"dotted.key: old -> new"`` for every setting that differs between two config dicts
     (top-level sections in ``skip`` are left out)."""
     if isinstance(a, dict) and isinstance(b, dict):

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragcode import cancel
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
 from ragcode.execution.bwrap import RUN_BASH, answer_bytes
@@ -172,6 +173,14 @@ class DockerExecutor:
 
     # -- running ------------------------------------------------------------------------------
     def run(self, spec: ExecSpec) -> ExecResult:
+        """Run one answer; a cancelled ``ragcode.cancel`` token kills the container and raises
+        ``Cancelled`` once it is removed."""
+        cancel.checkpoint()
+        result = self._run_checked(spec)
+        cancel.checkpoint()
+        return result
+
+    def _run_checked(self, spec: ExecSpec) -> ExecResult:
         iso = self.isolation()
         try:
             image = self.image_for(spec.repo_name)
@@ -242,18 +251,8 @@ class DockerExecutor:
             container = self._client.containers.create(
                 image, ["sleep", str(int(timeout + SETUP_TIMEOUT_S + 120))], **self._create_kwargs(repo))
             container.start()
-            cwd = WORK if rel == "." else f"{WORK}/{rel}"
-            self._setup(container, ["sh", "-c", COPY_SCRIPT, "sh", WORK], "copy the repository in",
-                        " (the checkout must be readable by that uid: chmod -R o+rX)")
-            argv = self._answer_argv(spec, container, cwd)
-            start = time.monotonic()
-            code, stream, timed_out = self._exec(container, argv, cwd, timeout)
-            duration = round(time.monotonic() - start, 3)
-            stderr = _tail(stream.err)
-            # checked after an exit 0 too: an answer that hid its "No space left" still failed
-            hit = self._limit_hit(container, stderr)
-            return ExecResult(None if timed_out else code, timed_out, iso, stdout=_tail(stream.out),
-                              stderr=stderr, duration_s=duration, limit_hit=hit)
+            with cancel.on_cancel(lambda: self._kill(container)):
+                return self._answer(spec, container, rel, timeout, iso)
         except ExecutionError as exc:
             return ExecResult(None, False, iso, infra_error=str(exc))
         except Exception as exc:  # noqa: BLE001 - docker errors are infrastructure failures
@@ -261,6 +260,21 @@ class DockerExecutor:
         finally:
             if container is not None:
                 self._remove(container)
+
+    def _answer(self, spec: ExecSpec, container: Any, rel: str, timeout: float, iso: str) -> ExecResult:
+        """Copy the repository in, then run the answer in the started ``container``."""
+        cwd = WORK if rel == "." else f"{WORK}/{rel}"
+        self._setup(container, ["sh", "-c", COPY_SCRIPT, "sh", WORK], "copy the repository in",
+                    " (the checkout must be readable by that uid: chmod -R o+rX)")
+        argv = self._answer_argv(spec, container, cwd)
+        start = time.monotonic()
+        code, stream, timed_out = self._exec(container, argv, cwd, timeout)
+        duration = round(time.monotonic() - start, 3)
+        stderr = _tail(stream.err)
+        # checked after an exit 0 too: an answer that hid its "No space left" still failed
+        hit = self._limit_hit(container, stderr)
+        return ExecResult(None if timed_out else code, timed_out, iso, stdout=_tail(stream.out),
+                          stderr=stderr, duration_s=duration, limit_hit=hit)
 
     def _answer_argv(self, spec: ExecSpec, container: Any, cwd: str) -> list[str]:
         python = self.config.envs.get(spec.repo_name)

@@ -30,11 +30,11 @@ import secrets
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragcode import cancel
 from ragcode.errors import ExecutionError
 from ragcode.execution import ExecResult, ExecSpec
 from ragcode.execution.bwrap import (RUN_BASH_FD, SHM_BYTES, START_SCRIPT, STAGE, WORK, View, answer_bytes, bwrap_works,
@@ -45,7 +45,7 @@ from ragcode.execution.limits import apply_rlimits, check_limits
 from ragcode.execution.procs import find_survivors, kill_tree
 from ragcode.execution.scratch import (marked_dir, scratch_copy, sweep_dead_owners, sweep_uid_files, tmpfs_bytes,
                                       tree_bytes)
-from ragcode.execution.watch import Bounds, Tail, descendants, ready, tmpfs_full, wait_answer
+from ragcode.execution.watch import Bounds, Tail, descendants, tmpfs_full, wait_sandboxed
 
 if TYPE_CHECKING:
     from ragcode.config import ExecutionConfig
@@ -92,6 +92,14 @@ def usable_by_other_uid(interpreter: str, uid: int, bwrap: bool = False) -> bool
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
+
+
+def _kill_answer(leader: int, uid: int | None, cgroup: AnswerCgroup | None) -> None:
+    """Kill a running answer from another thread (its work was cancelled); the waiting thread
+    then sees it end and cleans up as after any other end."""
+    if cgroup is not None:
+        cgroup.kill_all()
+    kill_tree(leader, uid)
 
 
 def _write_shims(bindir: Path, interp: str) -> None:
@@ -176,6 +184,14 @@ class LocalExecutor:
 
     # -- running ------------------------------------------------------------------------------
     def run(self, spec: ExecSpec) -> ExecResult:
+        """Run one answer; under a cancelled ``ragcode.cancel`` token its processes are killed at
+        once and, once everything is cleaned up, ``Cancelled`` is raised instead of a result."""
+        cancel.checkpoint()
+        result = self._run(spec)
+        cancel.checkpoint()
+        return result
+
+    def _run(self, spec: ExecSpec) -> ExecResult:
         interp = self.interpreter(spec.repo_name)
         iso = self.isolation(interp)
 
@@ -322,7 +338,6 @@ class LocalExecutor:
                 cgroup.enter()
             apply_rlimits(self.config)
 
-        timed_out, code, limit, infra, duration = False, None, "", "", 0.0
         try:
             try:
                 proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
@@ -339,14 +354,10 @@ class LocalExecutor:
             err = Tail(proc.stderr)
             reader = os.fdopen(report[0], "rb") if report else None
             try:
-                if reader is not None and not ready(reader, proc):
-                    infra = "the sandbox did not start"
-                else:
-                    start = time.monotonic()
+                with cancel.on_cancel(lambda: _kill_answer(proc.pid, uid, cgroup)):
                     oom = cgroup.oom_killed if cgroup is not None and cgroup.memory else None
-                    code, timed_out, limit = wait_answer(proc, spec.timeout_s, Bounds(disk, self._memory_watch(
-                        proc.pid, uid, cgroup), oom))
-                    duration = time.monotonic() - start
+                    bounds = Bounds(disk, self._memory_watch(proc.pid, uid, cgroup), oom)
+                    code, timed_out, limit, infra, duration = wait_sandboxed(proc, reader, spec.timeout_s, bounds)
                 survivors = set(find_survivors(proc.pid, uid))  # session id == leader's pid
                 if cgroup is not None:
                     survivors.update(cgroup.pids())

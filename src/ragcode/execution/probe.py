@@ -15,7 +15,9 @@ from __future__ import annotations
 import subprocess
 import tempfile
 
+from ragcode import cancel
 from ragcode.execution.bwrap import View, bwrap_works
+from ragcode.execution.procs import kill_tree
 
 PROBE_TIMEOUT_S = 60.0
 _ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
@@ -24,13 +26,25 @@ _ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.
 
 def ask_interpreter(interpreter: str, code: str, stdin: str = "",
                     timeout: float = PROBE_TIMEOUT_S) -> subprocess.CompletedProcess[str] | None:
-    """Run ``interpreter -I -c code`` with ``stdin``, sandboxed; None when it cannot run."""
+    """Run ``interpreter -I -c code`` with ``stdin``, sandboxed; None when it cannot run.
+    Under a cancelled ``ragcode.cancel`` token the probe is killed and ``Cancelled`` raised (so a
+    killed probe is never remembered as the interpreter's answer)."""
     argv = [interpreter, "-I", "-c", code]
+    cancel.checkpoint()
     with tempfile.TemporaryDirectory(prefix="ragcode-probe-") as empty:
         if bwrap_works():
             argv = View(interpreter, tmp_bytes=64 << 20).argv(argv, chdir="/tmp")
         try:
-            return subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout,
-                                  cwd=empty, env=dict(_ENV), start_new_session=True)
-        except (OSError, subprocess.TimeoutExpired):
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, cwd=empty, env=dict(_ENV), start_new_session=True)
+        except OSError:
             return None
+        with cancel.on_cancel(lambda: kill_tree(proc.pid)):
+            try:
+                out, err = proc.communicate(stdin, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                kill_tree(proc.pid)
+                proc.communicate()
+                return None
+    cancel.checkpoint()
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)

@@ -104,6 +104,17 @@ def wait_answer(proc: subprocess.Popen, timeout: float, bounds: Bounds) -> tuple
                 return None, True, ""
 
 
+def wait_sandboxed(proc: subprocess.Popen, reader: IO[bytes] | None, timeout: float,
+                   bounds: Bounds) -> tuple[int | None, bool, str, str, float]:
+    """(exit code, timed out, bound hit, infra error, seconds): the sandbox's ``ready`` line
+    (when ``reader`` is its report pipe), then the answer's end."""
+    if reader is not None and not ready(reader, proc):
+        return None, False, "", "the sandbox did not start", 0.0
+    start = time.monotonic()
+    code, timed_out, limit = wait_answer(proc, timeout, bounds)
+    return code, timed_out, limit, "", time.monotonic() - start
+
+
 def over_bound(bounds: Bounds) -> str:
     if bounds.disk is not None and tree_bytes(bounds.disk[0]) > bounds.disk[1]:
         return "disk"

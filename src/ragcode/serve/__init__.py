@@ -3,8 +3,11 @@ server for coding agents and editor assistants (the ``mcp`` extra: ``pip install
 
 Modules: ``served`` (the served indexes, each swapped whole after an update), ``tools`` (the
 tools, the agent's own tool functions with the arguments a caller outside an episode needs),
-``server`` (the MCP handlers: tools, resources, the call log), ``watch`` (``--watch``: re-index
-changed files while serving), ``run`` (stdio or streamable HTTP). See docs/mcp.md.
+``server`` (the MCP handlers: tools, resources, the call log), ``calls`` (each call in a thread
+of its own under a cap, a time limit and cancellation), ``watch`` (``--watch``: re-index changed
+files while serving), ``http`` and ``auth`` (streamable HTTP: address, Origin/Host checks, the
+bearer token), ``run`` (stdio or streamable HTTP). Settings: the ``serve`` config section. See
+docs/mcp.md.
 """
 
 from __future__ import annotations
@@ -13,20 +16,20 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ragcode.config import Config
-    from ragcode.serve.run import ServeOptions
 
 
-def serve(indexes: list[str], config: Config, options: ServeOptions | None = None) -> None:
-    """Serve ``indexes`` (names under ``index.root`` or folders) over MCP until stopped."""
+def serve(indexes: list[str], config: Config) -> None:
+    """Serve ``indexes`` (names under ``index.root`` or folders) over MCP until stopped, as
+    ``config.serve`` says (stdio, or streamable HTTP with ``serve.http``)."""
     from ragcode.errors import ConfigError
 
     try:
         import mcp  # noqa: F401
     except ImportError:
         raise ConfigError("ragcode serve needs the MCP SDK: pip install 'ragcode[mcp]'") from None
-    from ragcode.serve.run import ServeOptions, serve as run
+    from ragcode.serve.run import serve as run
 
-    run(indexes, config, options or ServeOptions())
+    run(indexes, config)
 
 
 __all__ = ["serve"]

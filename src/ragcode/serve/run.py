@@ -1,18 +1,15 @@
-"""Start a server: open the indexes, warm their searchers, optionally watch the repositories,
-then speak MCP over stdio or streamable HTTP until the client (or a signal) ends it."""
+"""Start a server: check the address and load the token, open the indexes, warm their
+searchers, optionally watch the repositories, then speak MCP over stdio or streamable HTTP
+until the client (or a signal) ends it. Every setting is ``config.serve`` (``ServeConfig``)."""
 
 from __future__ import annotations
 
 import logging
-import socket
 import sys
 import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ragcode.config import Config
-from ragcode.errors import ConfigError
 from ragcode.serve.served import ServedIndex, open_served, warm
 from ragcode.serve.server import CallLog, build_server
 from ragcode.serve.tools import Catalogue
@@ -20,75 +17,104 @@ from ragcode.serve.tools import Catalogue
 log = logging.getLogger("ragcode.serve")
 
 
-@dataclass
-class ServeOptions:
-    """How to serve: ``http`` is ``HOST:PORT`` (None: stdio), ``watch`` polls the repositories
-    every ``watch_interval_s``, ``allow_run`` offers ``run``, ``generate`` offers ``generate``
-    (with ``generation.llm``), ``log_file`` gets a JSONL record per call, ``timeout_s`` limits a
-    call."""
-
-    http: str | None = None
-    watch: bool = False
-    watch_interval_s: float = 2.0
-    allow_run: bool = False
-    generate: bool = False
-    log_file: str | Path | None = None
-    timeout_s: float = 120.0
-
-
-def parse_http(value: str) -> tuple[str, int]:
-    """``HOST:PORT``, ``:PORT`` or ``PORT`` (host 127.0.0.1); ``[::1]:PORT`` for IPv6."""
-    text = value.strip()
-    host, sep, port = text.rpartition(":")
-    if not sep:
-        host, port = "", text
-    host = host.strip("[]") or "127.0.0.1"
-    try:
-        number = int(port)
-    except ValueError:
-        number = -1
-    if not 0 <= number <= 65535:
-        raise ConfigError(f"--http {value!r}: give HOST:PORT with a port from 0 to 65535 (0 = any free port)")
-    return host, number
-
-
-def prepare(indexes: list[str], config: Config, opts: ServeOptions) -> tuple[Catalogue, Any, Any]:
+def prepare(indexes: list[str], config: Config) -> tuple[Catalogue, Any, Any]:
     """(catalogue, MCP server, watcher or None): everything but the transport."""
+    cfg = config.serve
     served = open_served(indexes, config)
     for s in served:
         with s.lease() as index:
             warm(index, config)
-    cat = Catalogue(served, allow_run=opts.allow_run,
-                    model_config=config if opts.generate else None)
-    server = build_server(cat, CallLog(opts.log_file), opts.timeout_s)
+    cat = Catalogue(served, allow_run=cfg.allow_run, model_config=config if cfg.generate else None)
+    server = build_server(cat, CallLog(cfg.log_file or None), cfg)
     watcher = None
-    if opts.watch:
+    if cfg.watch:
         from ragcode.serve.watch import Watcher
 
-        watcher = Watcher(served, opts.watch_interval_s)
+        watcher = Watcher(served, cfg.watch_interval_s)
     return cat, server, watcher
 
 
-def serve(indexes: list[str], config: Config, opts: ServeOptions) -> None:
+def serve(indexes: list[str], config: Config) -> None:
     """Serve ``indexes`` until the client closes stdin (stdio) or the process is stopped (HTTP)."""
     start = time.perf_counter()
     if not log.isEnabledFor(logging.DEBUG):  # the SDK logs every HTTP session at INFO; -vv shows it
         logging.getLogger("mcp").setLevel(logging.WARNING)
-    endpoint = parse_http(opts.http) if opts.http else None
-    cat, server, watcher = prepare(indexes, config, opts)
+    listener = Listener.open(config) if config.serve.http else None  # a bad address fails before loading
+    if listener is None:
+        _warn_http_only(config)
+    try:
+        cat, server, watcher = prepare(indexes, config)
+    except BaseException:
+        if listener is not None:
+            listener.sock.close()
+        raise
     names = ", ".join(s.name for s in cat.served)
     if watcher is not None:
         watcher.start()
     try:
-        if endpoint is None:
+        if listener is None:
+            from ragcode.serve.stdio import run_stdio
+
             _ready(f"ragcode serve: {names} over stdio", start)
             run_stdio(server)
         else:
-            run_http(server, *endpoint, on_ready=lambda url: _ready(f"ragcode serve: {names} at {url}", start))
+            listener.run(server, lambda url: _ready(f"ragcode serve: {names} at {url}", start))
     finally:
         if watcher is not None:
             watcher.stop()
         _close(cat.served)
+
+
+class Listener:
+    """The HTTP side: the checked, bound address and the token (None: ``serve.auth`` off)."""
+
+    def __init__(self, host: str, sock: Any, token: Any, config: Config):
+        self.host, self.sock, self.token, self.config = host, sock, token, config
+
+    @classmethod
+    def open(cls, config: Config) -> Listener:
+        from ragcode.serve.auth import load_token
+        from ragcode.serve.http import bind, check_address, parse_http
+
+        cfg = config.serve
+        host, port = parse_http(cfg.http)
+        check_address(host, cfg.allow_remote, cfg.auth)
+        token = load_token(cfg.token_file, cfg.token_env) if cfg.auth else None
+        return cls(host, bind(host, port), token, config)
+
+    def run(self, server: Any, on_ready: Any) -> None:
+        from ragcode.serve.http import build_app, is_loopback, run_http, url_of
+
+        url = url_of(self.host, self.sock)
+        app = build_app(server, self.host, url, self.config.serve, self.token.value if self.token else None)
+        if not is_loopback(self.host):
+            log.warning("listening on %s, which is not loopback: whoever reaches the port and has the token "
+                        "can read the repository through the tools%s", self.host,
+                        " and run code in the sandbox" if self.config.serve.allow_run else "")
+        _announce_token(self.token)  # before the ready line, which says the server can be called
+        on_ready(url)
+        run_http(app, self.sock)
+
+
+def _warn_http_only(config: Config) -> None:
+    """Say so when settings that only HTTP reads were given to a stdio server."""
+    cfg, default = config.serve, type(config.serve)()
+    given = [f"serve.{name}" for name in ("allow_remote", "auth", "token_file", "allowed_hosts", "allowed_origins",
+                                          "max_request_bytes") if getattr(cfg, name) != getattr(default, name)]
+    if given:
+        log.warning("only HTTP (--http) uses %s; over stdio the client that started the server is the "
+                    "only one that can call it", ", ".join(given))
+
+
+def _announce_token(token: Any) -> None:
+    if token is None:
+        log.warning("serving without authentication (--no-auth): any program of any user of this "
+                    "machine can call the tools")
+    elif token.generated:
+        print("ragcode serve: bearer token (new at each start; keep one with --token-file or "
+              f"$RAGCODE_SERVE_TOKEN): {token.value}", file=sys.stderr, flush=True)
+    else:
+        print(f"ragcode serve: bearer token from {token.source}", file=sys.stderr, flush=True)
 
 
 def _ready(line: str, start: float) -> None:
@@ -98,52 +124,3 @@ def _ready(line: str, start: float) -> None:
 def _close(served: list[ServedIndex]) -> None:
     for s in served:
         s.close()
-
-
-def run_stdio(server: Any) -> None:
-    """MCP over stdin/stdout until the client closes stdin. While serving, the SDK points fd 1
-    at stderr and speaks on a private copy of it; Python-level prints go to stderr as well, so
-    nothing a library or a tool prints can land in the protocol stream."""
-    import contextlib
-
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    async def main() -> None:
-        async with stdio_server() as (read, write):
-            with contextlib.redirect_stdout(sys.stderr):
-                await server.run(read, write, server.create_initialization_options())
-
-    anyio.run(main)
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (port 0: one the system picks)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"--http {host}:{port}: cannot listen there ({exc.strerror or exc})") from None
-    sock.listen(128)
-    return sock
-
-
-def run_http(server: Any, host: str, port: int, on_ready: Any = None) -> None:
-    """Streamable HTTP at ``http://HOST:PORT/mcp`` (uvicorn); ``on_ready(url)`` once listening.
-    On a loopback host the SDK's DNS-rebinding protection is on; there is no authentication,
-    so any other host exposes the repository to whoever reaches the port."""
-    import uvicorn
-
-    sock = bind(host, port)
-    bound = sock.getsockname()[1]
-    app = server.streamable_http_app(host=host)
-    shown = f"[{host}]" if ":" in host else host
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        log.warning("serving on %s without authentication: anyone who reaches the port can read the "
-                    "repository through the tools", host)
-    if on_ready is not None:
-        on_ready(f"http://{shown}:{bound}/mcp")
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
