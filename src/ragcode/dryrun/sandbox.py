@@ -2,7 +2,7 @@
 
 The entry point runs through the ``local`` executor (bubblewrap; a dry run never runs without
 it) as ``python -c LOADER SPEC``: the loader unpacks ``SPEC`` (the in-sandbox hook's source,
-``_hook.py`` then ``_hook_libs.py``, and what to start) and executes it. The hook answers with
+``HOOK_FILES`` in order, and what to start) and executes it. The hook answers with
 ``RAGCODE-DRYRUN`` lines on stdout (the program's own output goes to a log inside the sandbox);
 the last final one counts, else the last pending one (a partial parse before a timeout).
 Results are cached by content hash: the hook, the entry point (argv, folder, environment), the
@@ -26,7 +26,7 @@ from ragcode.fileio import write_json_atomic
 from ragcode.hashing import digest
 
 MARK = "RAGCODE-DRYRUN "
-HOOK_FILES = ("_hook.py", "_hook_libs.py")
+HOOK_FILES = ("_hook.py", "_hook_stubs.py", "_hook_libs.py")
 LOADER = ("import base64,json,sys,zlib;S=json.loads(zlib.decompress(base64.b64decode(sys.argv[1])));"
           "exec(compile(S.pop('hook'),'<ragcode-dryrun>','exec'),{'__name__':'ragcode_dryrun','SPEC':S})")
 DEFAULT_TIMEOUT_S = 30.0
