@@ -33,6 +33,7 @@ os.dup2(_fd, 1)
 os.dup2(_fd, 2)
 os.close(_fd)
 _PENDING = {}
+FINAL = []  # functions whose fields a final record carries (``_hook_libs.main``: its dependencies)
 ROOT = os.path.abspath(SPEC.get("root", "."))  # the repository copy (SPEC: set by the loader)
 
 
@@ -68,6 +69,11 @@ def emit(status, final=True, **fields):
     record = {"status": status, "final": final}
     record.update({k: _plain(v) for k, v in fields.items()})
     record.setdefault("stubbed", list(STUBBED))
+    for add in FINAL if final else ():
+        try:
+            record.update(add())
+        except Exception as exc:  # noqa: BLE001 - a verdict without its dependencies is never cached
+            record.update(cache=False, deps_error=f"{type(exc).__name__}: {exc}"[:300])
     data = base64.b64encode(zlib.compress(json.dumps(record).encode("utf-8"), 9)).decode("ascii")
     os.write(_OUT, (MARK + data + "\n").encode("ascii"))
     if final:
