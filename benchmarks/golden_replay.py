@@ -3,7 +3,8 @@
     python benchmarks/golden_replay.py            # compare with tests/data/golden/fingerprint.json
     python benchmarks/golden_replay.py --update   # store the new fingerprint after a meant change
 
-Prints the difference (or the fingerprint's hash) and exits 1 when the replay changed.
+Prints the difference (or the fingerprint's hash) and exits 1 when the replay changed; exits 2,
+saying why, without the `parsers` extra (pip install 'ragcode[parsers]') or bubblewrap.
 """
 
 from __future__ import annotations

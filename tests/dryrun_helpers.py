@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from extras import EXTRA_OF, why_missing
 
 from ragcode.check import CheckContext
 from ragcode.config import ExecutionConfig
@@ -28,7 +29,15 @@ def library_dir(name: str) -> str | None:
 
 
 def needs_library(name: str) -> pytest.MarkDecorator:
-    return pytest.mark.skipif(library_dir(name) is None, reason=f"{name} is not installed")
+    extra = EXTRA_OF.get(name)
+    how = f": pip install 'ragcode[{extra}]' (CI installs it)" if extra else ""
+    return pytest.mark.skipif(library_dir(name) is None, reason=f"{name} is not installed{how}")
+
+
+def needs_extra(extra: str) -> pytest.MarkDecorator:
+    """Skip, saying what to install, when the optional ``extra`` is absent."""
+    reason = why_missing(extra)
+    return pytest.mark.skipif(bool(reason), reason=reason or f"the {extra} extra is installed")
 
 
 def runner(tmp_path: Path, *libraries: str, timeout_s: float = 30.0) -> DryRunner:

@@ -128,7 +128,18 @@ def difference(stored: str, new: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Compare (or ``--update``); exit 2, saying why, where the replay cannot give the stored
+    findings: no bubblewrap for the ``parse`` check, or the ``parsers`` extra missing."""
+    from extras import why_missing
+
+    from ragcode.execution.bwrap import bwrap_works
+
     args = sys.argv[1:] if argv is None else argv
+    why = why_missing("parsers") or ("" if bwrap_works() else "bubblewrap cannot run here, so the parse "
+                                     "check says nothing")
+    if why:
+        print(f"golden replay not run: {why}", file=sys.stderr)
+        return 2
     new = dumps(fingerprint(replay()))
     if "--update" in args:
         FINGERPRINT.write_text(new)

@@ -252,8 +252,22 @@ def _outside(root: Path) -> Path:
     return repo
 
 
+# a compiled extension that dies as it loads (here by SIGKILL, as the kernel's OOM killer would)
+NATIVE_EXT = "import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGKILL)\n"
+FAST_TRAIN = "import fast_ext  # the native kernels, loaded before the flags\n" + ARGPARSE
+
+
+def _native(root: Path) -> Path:
+    """Two trainers with the same flags; one loads a native extension that kills the process
+    before its parser runs, so a dry run of it ends without a verdict."""
+    repo = make_check_repo(root)
+    (repo / "fast_ext.py").write_text(NATIVE_EXT)
+    (repo / "fast_train.py").write_text(FAST_TRAIN)
+    return repo
+
+
 REPOS: dict[str, Callable[[Path], Path]] = {"check": _check, "fill": fill_repo, "models": _models,
-                                            "documented": _documented, "outside": _outside}
+                                            "documented": _documented, "outside": _outside, "native": _native}
 
 
 def build_golden_repos(root: Path) -> dict[str, Path]:

@@ -13,6 +13,7 @@ from ragcode.check.autofix import CERTAIN_FIXES
 from ragcode.check.executed import findings_from_stderr
 from ragcode.check.rules import RULES, UnknownRuleError, codes_with, say
 from ragcode.check.rules_doc import render_tables, tables_in
+from ragcode.execution.bwrap import bwrap_works
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "generation.md"
 CASES = [(code, i) for code, r in RULES.items() for i in range(len(r.cases))]
@@ -27,6 +28,8 @@ def repos(tmp_path_factory):
 @pytest.mark.parametrize(("code", "i"), CASES, ids=[f"{c}-{i}" for c, i in CASES])
 def test_each_rules_test_data_emits_it(code, i, repos):
     case = RULES[code].cases[i]
+    if RULES[code].checker == "parse" and not bwrap_works():
+        pytest.skip("the parse check's cases start their script in bubblewrap, which cannot run here")
     if case.stderr:
         found = findings_from_stderr(case.stderr)
     else:

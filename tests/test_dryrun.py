@@ -140,11 +140,12 @@ def test_configurator_exec_reading_sys_argv(tmp_path: Path) -> None:
     assert spaced.status == "rejected" and "AssertionError" in spaced.message
 
 
-def test_timeout_before_any_parser_is_unreached(tmp_path: Path) -> None:
+def test_timeout_before_any_parser_is_unreached_and_cut(tmp_path: Path) -> None:
     repo = write(tmp_path / "repo", {"slow.py": "import time\ntime.sleep(600)\nimport argparse\n"
                                                 "argparse.ArgumentParser().parse_args()\n"})
     r = one("python slow.py --x 1", repo, runner(tmp_path, timeout_s=3))
     assert r.status == "unreached" and "within 3 s" in r.message
+    assert (r.cut, r.cause) == ("timeout", "3 s")
 
 
 def test_module_entry_and_bash_wrapper(tmp_path: Path) -> None:

@@ -206,6 +206,17 @@ _DECLARED = (
         "refuses the command (argparse, click, fire, absl, hydra, a `sys.argv` configurator), or a Python call "
         "into the repository does not bind to the callee's real signature: the parser's own message",
         (RuleCase("python train.py --data cora --zzz 1", target="train.py"),)),
+    Rule("parse-unfinished", "parse", WARNING, 1.0, {
+        "": "{target}'s dry run reached no parser within its {cause} limit, so its parser never checked the "
+            "command (it works or waits before it parses its arguments)",
+        "limit": "{target}'s dry run ran into the sandbox's {cause} limit before its parser answered, so its "
+                 "parser never checked the command",
+        "crash": "{target}'s dry run ended before its parser answered ({cause}), so its parser never checked the "
+                 "command"},
+        "the dry run of the answer's entry point was cut before its parser answered: its time limit (30 s), a "
+        "sandbox bound (memory, disk, CPU time) or a crash or kill (a signal, an exit without a verdict); a "
+        "warning naming the limit, never a clean pass, and never cached, so the next check runs it again",
+        (RuleCase("python fast_train.py --data cora", repo="native", target="fast_train.py"),)),
     Rule("run-error", "executed", ERROR, 1.5, {"": "running it fails: {last}"},
          "a run that fails in another way than its parser's errors (the last line of its traceback)",
          (RuleCase(stderr="Traceback (most recent call last):\n  File \"x.py\", line 1\n"

@@ -10,7 +10,13 @@ returns one ``ParseResult`` per entry point:
   name (``explicit``: the ones the command changed from their defaults);
 - ``rejected``: the parser refused it; ``message`` is the parser's own message;
 - ``unreached``: no parser was reached (the program failed first, reads ``sys.argv`` by hand,
-  timed out, or no sandbox is available); then the static checks speak alone.
+  or no sandbox is available); then the static checks speak alone.
+
+A run the sandbox cut before a final verdict (its time limit, a memory or disk bound, a crash or
+a kill) carries ``cut`` and ``cause`` (a partial ``parse_known_args`` parse keeps its status); the
+``parse`` check says so as ``parse-unfinished``, and it is never cached. A finished verdict is
+cached and reused only while the files, folders and installed modules it depended on are
+unchanged (``ragcode.dryrun.sandbox``, ``ragcode.dryrun.deps``).
 
 Parsers covered: argparse (``parse_known_args``, subparsers, ``REMAINDER``, HfArgumentParser),
 click and typer, python-fire, absl flags, hydra overrides, and configurators that ``exec`` code

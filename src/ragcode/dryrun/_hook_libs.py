@@ -1,9 +1,10 @@
 # mypy: ignore-errors
 # ruff: noqa: F821
-"""Runs inside the sandbox after ``_hook.py`` (same namespace: ``emit``, ``PATCHES``, ``SPEC``...):
-the patches of the parser libraries that are imported later (click and typer, python-fire, absl
-flags, hydra), the check of a Python answer's calls against the real signatures, and the start of
-the entry point itself."""
+"""Runs inside the sandbox last, after ``_hook.py``, ``_hook_stubs.py`` and ``_hook_deps.py`` (same
+namespace: ``emit``, ``PATCHES``, ``SPEC``, ``dependencies``...): the patches of the parser
+libraries that are imported later (click and typer, python-fire, absl flags, hydra), the check of
+a Python answer's calls against the real signatures, and the start of the entry point itself,
+with the watch of what its verdict depends on."""
 
 
 def _patch_click(core):
@@ -174,6 +175,9 @@ def _bind(obj, call, inspect):
 def main():
     import runpy
 
+    outside = [p for p in sys.path if p and _inside(ROOT, p) is None and os.path.abspath(p) != ROOT]
+    if watch_reads(ROOT):
+        FINAL.append(lambda: {"deps": dependencies(ROOT, outside, STUBBED)})
     sys.meta_path.insert(0, _PatchFinder())
     sys.meta_path.append(_StubFinder())
     if SPEC["kind"] == "calls":

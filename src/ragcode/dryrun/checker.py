@@ -6,7 +6,10 @@ has spoken.
   parser's own message;
 - the parser took the command with ``parse_known_args`` and left words of it unread: a warning,
   ``ignored-args`` (those values reach nothing);
-- no parser reached: nothing (the static checks speak alone).
+- the sandbox cut the run before its parser answered (its time limit, a memory or disk bound, a
+  crash or a kill): a warning, ``parse-unfinished``, naming the limit; never a clean pass;
+- no parser reached otherwise (the program failed or ended first): nothing (the static checks
+  speak alone).
 """
 
 from __future__ import annotations
@@ -27,7 +30,21 @@ def _target(result: ParseResult) -> str:
     return result.entry.target or "the answer"
 
 
+def unfinished(result: ParseResult) -> list[Finding]:
+    """``parse-unfinished`` for a run the sandbox cut, else nothing."""
+    if not result.cut:
+        return []
+    variant = result.cut if result.cut in ("limit", "crash") else ""
+    return [Finding("parse", "parse-unfinished", say("parse-unfinished", variant, target=_target(result),
+                                                     cause=result.cause), WARNING, result.entry.line,
+                    result.entry.target)]
+
+
 def findings_for(result: ParseResult) -> list[Finding]:
+    return unfinished(result) + _verdict(result)
+
+
+def _verdict(result: ParseResult) -> list[Finding]:
     entry = result.entry
     if result.status == REJECTED and entry.kind == "calls":
         return [Finding("parse", "parse-rejected", f"{call.get('message', '')}".strip(), ERROR,
@@ -90,8 +107,9 @@ def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Findin
     was accepted, the static checks' command-line questions (``PARSER_QUESTIONS``) are dropped,
     and a ``missing-value`` / ``respelled-value`` whose value a parsed parameter holds by meaning
     (``vit_h`` for ViT-H, ``128`` for 128-dim) too; values handed to a Python answer's calls count
-    only as written, and a number only in a parameter the command sets. Nothing changes where a parser was not reached."""
-    if not results or any(r.status != ACCEPTED for r in results):
+    only as written, and a number only in a parameter the command sets. Nothing changes where a parser was not
+    reached or its run was cut (a partial parse has not seen the whole command)."""
+    if not results or any(r.status != ACCEPTED or r.cut for r in results):
         return findings
     exact = any(r.entry.kind == "calls" for r in results)  # a bound call does not check its values
     kept = []

@@ -35,6 +35,8 @@ class ParseResult:
     parser: str = ""
     calls: list[dict[str, Any]] = field(default_factory=list)
     stubbed: list[str] = field(default_factory=list)
+    cut: str = ""  # the sandbox ended the run before a final verdict: "timeout", "limit" or "crash"
+    cause: str = ""  # what cut it, in words: the limit ("30 s", "4096 MB memory") or the crash ("killed by SIGKILL")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -2,11 +2,16 @@
 
 The entry point runs through the ``local`` executor (bubblewrap; a dry run never runs without
 it) as ``python -c LOADER SPEC``: the loader unpacks ``SPEC`` (the in-sandbox hook's source,
-``_hook.py`` then ``_hook_libs.py``, and what to start) and executes it. The hook answers with
+``HOOK_FILES`` in order, and what to start) and executes it. The hook answers with
 ``RAGCODE-DRYRUN`` lines on stdout (the program's own output goes to a log inside the sandbox);
 the last final one counts, else the last pending one (a partial parse before a timeout).
-Results are cached by content hash: the hook, the entry point (argv, folder, environment), the
-script's text and the interpreter.
+
+A run the sandbox cut (the time limit, a memory or disk bound, a crash or a kill: no final
+record) is a result with ``cut`` set, never cached. A final verdict is cached under a key of the
+hook, the entry point (argv, folder, environment), the script's text, the interpreter with its
+Python version, ragcode's version and the dry run's settings (``settings``); the record carries
+the files, folders and installed modules the run depended on (``ragcode.dryrun.deps``), and a
+lookup that finds any of them changed runs the entry point again.
 """
 
 from __future__ import annotations
@@ -15,21 +20,27 @@ import base64
 import json
 import os
 import shlex
+import signal
+import sys
 import zlib
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 from ragcode.check import CheckContext
+from ragcode.dryrun.deps import Interpreter, interpreter, still_holds
 from ragcode.dryrun.result import UNREACHED, Entry, ParseResult
 from ragcode.fileio import write_json_atomic
 from ragcode.hashing import digest
+from ragcode.version import __version__
 
 MARK = "RAGCODE-DRYRUN "
-HOOK_FILES = ("_hook.py", "_hook_libs.py")
+HOOK_FILES = ("_hook.py", "_hook_stubs.py", "_hook_deps.py", "_hook_libs.py")
 LOADER = ("import base64,json,sys,zlib;S=json.loads(zlib.decompress(base64.b64decode(sys.argv[1])));"
           "exec(compile(S.pop('hook'),'<ragcode-dryrun>','exec'),{'__name__':'ragcode_dryrun','SPEC':S})")
 DEFAULT_TIMEOUT_S = 30.0
+# the execution settings a dry run's verdict can depend on (the rest is forced or unused there)
+SETTINGS = ("env", "ro_paths", "memory_mb", "cpu_s", "file_mb", "disk_mb", "max_procs", "sandbox_uid_base")
 
 
 def hook_source() -> str:
@@ -85,29 +96,62 @@ class DryRunner:
             execution = ExecutionConfig(python=ctx.interpreter)
         return cls(execution)
 
-    def _key(self, entry: Entry, ctx: CheckContext) -> str:
+    def interpreter(self, ctx: CheckContext) -> Interpreter:
+        """The interpreter the sandbox runs ``ctx``'s entry points with (the executor's choice:
+        ``execution.envs`` for the repository's folder name, else ``execution.python``, else this
+        one), with its Python version and ``sys.path``."""
+        ex = self.execution
+        name = Path(ctx.repo_dir).name
+        return interpreter(ex.envs.get(name) or ex.python or sys.executable, dict(ex.env),
+                           lambda code: self._ask(code, name))
+
+    def _ask(self, code: str, repo_name: str) -> str | None:
+        """The stdout of ``python -c code`` in the sandbox, with ``repo_name``'s interpreter, in an
+        empty folder; None without a sandbox."""
+        import tempfile
+
+        from ragcode.execution import ExecSpec
+
+        executor = self._executor_for()
+        if executor is None:
+            return None
+        with tempfile.TemporaryDirectory(prefix="ragcode-probe-") as empty:
+            result = executor.run(ExecSpec(shlex.join(["python", "-c", code]), "bash", Path(empty), ".",
+                                           self.timeout_s, repo_name=repo_name))
+        return None if result.infra_error or result.exit_code != 0 else result.stdout
+
+    def settings(self) -> dict[str, Any]:
+        """The dry run's own settings that its verdicts depend on."""
+        return {"timeout_s": self.timeout_s, **self.execution.model_dump(include=set(SETTINGS))}
+
+    def _key(self, entry: Entry, ctx: CheckContext, facts: Interpreter) -> str:
         script = Path(ctx.repo_dir) / entry.workdir / entry.target if entry.kind == "script" else None
         text = script.read_text(encoding="utf-8", errors="replace") if script is not None and script.is_file() else ""
-        return digest({"hook": self._hook, "entry": asdict(entry), "script": text,
-                       "python": self.execution.python or os.environ.get("RAGCODE_PYTHON", "")})
+        return digest({"hook": self._hook, "entry": asdict(entry), "script": text, "python": facts.executable,
+                       "python_version": facts.version, "ragcode": __version__, "settings": self.settings()})
+
+    def cache_path(self, entry: Entry, ctx: CheckContext) -> Path:
+        """Where ``entry``'s verdict is cached."""
+        key = self._key(entry, ctx, self.interpreter(ctx))
+        return self.cache_dir / key[:2] / f"{key}.json"
 
     def run(self, entry: Entry, ctx: CheckContext) -> ParseResult:
-        key = self._key(entry, ctx)
-        path = self.cache_dir / key[:2] / f"{key}.json"
-        if path.is_file():
-            try:
-                return self._result(entry, json.loads(path.read_text(encoding="utf-8")))
-            except (ValueError, TypeError):
-                pass
+        """``entry``'s parse: the cached verdict when its key and every dependency it recorded
+        still hold, else a new run, cached when it finished with its dependencies recorded."""
+        facts = self.interpreter(ctx)
+        path = self.cache_path(entry, ctx)
+        cached = _read_record(path)
+        if cached is not None and still_holds(cached.get("deps"), ctx.repo_dir, facts):
+            return self._result(entry, cached)
         record = self._sandboxed(entry, ctx)
-        if record.get("cache", True):
+        if record.get("cache", True) and not record.get("cut") and isinstance(record.get("deps"), dict):
             write_json_atomic(path, record)
         return self._result(entry, record)
 
     @staticmethod
     def _result(entry: Entry, record: dict[str, Any]) -> ParseResult:
         fields = {k: record[k] for k in ("params", "explicit", "unrecognized", "message", "parser", "calls",
-                                         "stubbed") if k in record}
+                                         "stubbed", "cut", "cause") if k in record}
         if not isinstance(fields.get("params", {}), dict):
             fields["params"] = {}
         return ParseResult(str(record.get("status", UNREACHED)), entry, **fields)
@@ -153,12 +197,39 @@ class DryRunner:
         if result.infra_error:
             return {"status": UNREACHED, "message": f"sandbox: {result.infra_error}", "cache": False}
         record = decode_lines(result.stdout)
-        if record is not None:
+        if record is not None and record.get("final"):
             return record
+        cut = self._cut(result)
+        if record is None:  # no parse at all; else the partial parse stands, marked as cut
+            return {"status": UNREACHED, **cut, "cache": False}
+        return {**record, "cut": cut["cut"], "cause": cut["cause"], "cache": False}
+
+    def _cut(self, result: Any) -> dict[str, str]:
+        """Why a run ended without a final verdict: ``cut`` (timeout, limit, crash), what cut it in
+        words (``cause``: the limit, or the signal or exit code) and a message saying so."""
+        ex = self.execution
         if result.timed_out:
-            return {"status": UNREACHED, "message": f"no parser reached within {self.timeout_s:g} s"}
-        tail = result.stderr.strip().splitlines()[-1:] or [f"exit code {result.exit_code}"]
-        return {"status": UNREACHED, "message": f"the program ended without a parse: {tail[0][:300]}"}
+            limit = f"{self.timeout_s:g} s"
+            return {"cut": "timeout", "cause": limit, "message": f"no parser reached within {limit}"}
+        code = result.exit_code
+        sig = code - 128 if isinstance(code, int) and 128 < code < 160 else 0
+        bounds = {"memory": f"{ex.memory_mb} MB memory", "disk": f"{ex.disk_mb} MB disk",
+                  signal.SIGXCPU: f"{ex.cpu_s} s CPU time", signal.SIGXFSZ: f"{ex.file_mb} MB file size"}
+        limit = bounds.get(result.limit_hit) or bounds.get(sig, "")
+        if limit:
+            return {"cut": "limit", "cause": limit, "message": f"the program ran into the sandbox's {limit} limit "
+                    "before any parser answered"}
+        why = f"killed by {signal.Signals(sig).name}" if sig in signal.valid_signals() else f"exit code {code}"
+        return {"cut": "crash", "cause": why, "message": f"the program ended without a parse ({why})"}
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    """A cached record, or None for a file missing, unreadable, truncated or not a record."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("status"), str) else None
 
 
 def with_entry(result: ParseResult, entry: Entry) -> ParseResult:
