@@ -187,14 +187,18 @@ def resolve_model(name: str, cache_dir: str | Path) -> str:
     unchanged (a hub id such as ``Qwen/Qwen2.5-Coder-0.5B-Instruct``)."""
     if name in PACKAGED_MODELS:
         return str(assemble(PACKAGED_MODELS[name], cache_dir))
+    check_model_path(name)
     expanded = Path(name).expanduser()
-    if expanded.exists():
-        return str(expanded.resolve())
-    if looks_like_path(name):
-        raise ModelUnavailableError(
-            f"model file not found: {name}; give an existing .gguf file or model folder, a packaged "
-            f"alias ({', '.join(PACKAGED_MODELS)}) or a Hugging Face hub id (org/name)")
-    return name
+    return str(expanded.resolve()) if expanded.exists() else name
+
+
+def check_model_path(name: str) -> None:
+    """``ModelUnavailableError`` when ``name`` can only be a file or folder and none is there."""
+    if name in PACKAGED_MODELS or Path(name).expanduser().exists() or not looks_like_path(name):
+        return
+    raise ModelUnavailableError(
+        f"model file not found: {name}; give an existing .gguf file or model folder, a packaged "
+        f"alias ({', '.join(PACKAGED_MODELS)}) or a Hugging Face hub id (org/name)")
 
 
 def looks_like_path(name: str) -> bool:

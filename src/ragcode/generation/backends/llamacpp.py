@@ -20,13 +20,16 @@ from typing import Any
 
 from ragcode.errors import ModelUnavailableError
 from ragcode.generation.llm import LLMError, Message, Sampling
-from ragcode.generation.models import resolve_model
+from ragcode.generation.models import check_model_path, resolve_model
 
 log = logging.getLogger(__name__)
 
 
 class LlamaCppLLM:
     def __init__(self, llm_config: Any, cache_dir: str | Path = ""):
+        # a model file that does not exist is the first thing to mend, whether or not
+        # llama-cpp-python is installed (cheap: nothing is assembled before the import check)
+        check_model_path(llm_config.model)
         try:
             from llama_cpp import Llama
         except ImportError:
