@@ -35,6 +35,10 @@ def generate_from_config(instruction: str, context: Context | None, llm: LLM, co
     resumable mid-way."""
     gen = config.generation
     sampling = Sampling.from_config(gen.llm)
+    if gen.ground and check_ctx is not None:
+        from ragcode.answer.grounding import ground_context
+
+        context = ground_context(instruction, context, check_ctx, config)
     messages, meta = prepare_prompt(instruction, context, llm, gen.template, gen.context_tokens)
     if not gen.check:
         return sample_candidates(messages, meta, llm, n or gen.n, sampling)
@@ -73,7 +77,8 @@ def generate(task: str | Task, index: IndexRef | None = None, n: int | None = No
     config = config or Config()
     instruction = task.instruction if isinstance(task, Task) else str(task)
     check_ctx = None
-    if index is not None and (context is None or config.generation.check):
+    wants_repo = bool(config.generation.check) or config.generation.ground  # checks, or grounding
+    if index is not None and (context is None or wants_repo):
         from ragcode.index.store import load_index
 
         loaded = load_index(index, config)
@@ -82,7 +87,7 @@ def generate(task: str | Task, index: IndexRef | None = None, n: int | None = No
 
             context = retrieve_context(loaded, instruction, config)
         repo = getattr(getattr(loaded, "manifest", None), "repo", "")
-        if config.generation.check and repo:
+        if wants_repo and repo:
             from ragcode.check import CheckContext
 
             workdir = task.path if isinstance(task, Task) and task.path else path

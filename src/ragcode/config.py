@@ -261,6 +261,11 @@ class GenerationConfig(_Section):
     fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "switch", "fill", "fill_vars"])
     repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0
     sample_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.7
+    # grounding (ragcode.answer.grounding): the parameters the likely scripts' own parsers declare,
+    # read by a parse-only dry run, at the head of the context; how many scripts, how many characters
+    ground: bool = True
+    ground_scripts: Annotated[int, Field(ge=0, le=8)] = 2
+    ground_chars: Annotated[int, Field(ge=0, le=20_000)] = 1200
 
 
 # --- execution / bench ----------------------------------------------------------------------

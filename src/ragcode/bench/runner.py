@@ -94,13 +94,13 @@ def default_generate_fn(config: Config, llm: Any = None, repos_dir: str | Path |
 
     def generate(task: Task, context: Context | None) -> list[Candidate]:
         check_ctx, journal = None, None
-        if config.generation.check and repos_dir is not None:
+        if (config.generation.check or config.generation.ground) and repos_dir is not None:
             from ragcode.bench.repos import repo_dir_for
             from ragcode.check import CheckContext
 
             repo_dir, folder = repo_dir_for(task, Path(repos_dir))
             check_ctx = CheckContext.for_repo(repo_dir, task.path or ".", task.instruction, config, folder)
-            if rounds_dir is not None:
+            if rounds_dir is not None and config.generation.check:
                 journal = rounds_dir / (hashlib.sha256(task.key.encode()).hexdigest()[:16] + ".jsonl")
         return generate_from_config(task.instruction, context, model, config, check_ctx, journal)
 

@@ -139,6 +139,42 @@ def _explicit(parser, params):
     return sorted(k for k, v in params.items() if k not in defaults or defaults[k] != v)
 
 
+def _short(value):
+    return value if isinstance(value, str) else repr(value)
+
+
+def _argparse_param(action):
+    """One parameter of an argparse parser as plain strings: name(s), type, choices, default."""
+    names = " / ".join(action.option_strings) or action.dest
+    if action.nargs == 0:
+        kind = "switch"
+    else:
+        kind = getattr(action.type, "__name__", "") or "str"
+    out = {"name": names, "type": kind, "required": bool(action.required),
+           "help": " ".join(str(action.help or "").split())[:120]}
+    if action.choices is not None:
+        out["choices"] = ", ".join(map(str, list(action.choices)[:24]))
+    if action.default is not None and action.default is not argparse.SUPPRESS and action.nargs != 0:
+        out["default"] = _short(action.default)[:60]
+    return out
+
+
+def _argparse_spec(parser):
+    """The parameters ``parser`` declares (help and version left out), for a prompt: what the
+    repository's own parser takes, read from the parser itself."""
+    out = []
+    for action in parser._actions:
+        if isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+            continue
+        if isinstance(action, argparse._SubParsersAction):
+            out.append({"name": action.dest if action.dest != argparse.SUPPRESS else "command",
+                        "type": "subcommand", "required": bool(action.required),
+                        "choices": ", ".join(list(action.choices)[:24])})
+            continue
+        out.append(_argparse_param(action))
+    return out[:64]
+
+
 def _parse_wrapper(name, original):
     def patched(self, args=None, namespace=None):
         if _DEPTH[0] or sys._getframe(1).f_globals.get("__name__", "").startswith(DEFERRING):
@@ -147,19 +183,19 @@ def _parse_wrapper(name, original):
         try:
             result = original(self, args, namespace)
         except Rejected as exc:
-            emit("rejected", message=str(exc), parser="argparse")
+            emit("rejected", message=str(exc), parser="argparse", spec=_argparse_spec(self))
         except argparse.ArgumentError as exc:
-            emit("rejected", message=f"{self.prog}: error: {exc}", parser="argparse")
+            emit("rejected", message=f"{self.prog}: error: {exc}", parser="argparse", spec=_argparse_spec(self))
         except SystemExit as exc:
             emit("unreached", message=f"the parser exited with code {exc.code} (help or version)",
-                 parser="argparse")
+                 parser="argparse", spec=_argparse_spec(self))
         finally:
             _DEPTH[0] -= 1
         known = name != "parse_known_args"
         namespace_, extra = (result, []) if known else result
         params = dict(vars(namespace_))
         fields = dict(params=params, explicit=_explicit(self, params), parser="argparse",
-                      unrecognized=list(extra))
+                      unrecognized=list(extra), spec=_argparse_spec(self))
         if known:
             emit("accepted", **fields)
         _PENDING.clear()

@@ -7,6 +7,48 @@ a Python answer's calls against the real signatures, and the start of the entry 
 with the watch of what its verdict depends on."""
 
 
+def _click_spec(command):
+    out = []
+    for p in command.params:
+        if getattr(p, "hidden", False) or p.name == "help":
+            continue
+        kind = "switch" if getattr(p, "is_flag", False) else getattr(p.type, "name", "str")
+        entry = {"name": " / ".join(p.opts) or p.name, "type": kind, "required": bool(p.required),
+                 "help": " ".join(str(getattr(p, "help", "") or "").split())[:120]}
+        choices = getattr(p.type, "choices", None)
+        if choices:
+            entry["choices"] = ", ".join(map(str, list(choices)[:24]))
+        default = getattr(p, "default", None)
+        if default is not None and not callable(default) and not getattr(p, "is_flag", False) \
+                and "UNSET" not in repr(default):
+            entry["default"] = _short(default)[:60]
+        out.append(entry)
+    commands = getattr(command, "commands", None)
+    if commands:
+        out.append({"name": "command", "type": "subcommand", "required": True,
+                    "choices": ", ".join(list(commands)[:24])})
+    return out[:64]
+
+
+def _signature_spec(fn):
+    import inspect
+
+    out = []
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return out
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        entry = {"name": f"--{p.name}", "required": p.default is p.empty, "help": "",
+                 "type": getattr(p.annotation, "__name__", "") if p.annotation is not p.empty else ""}
+        if p.default is not p.empty and p.default is not None:
+            entry["default"] = _short(p.default)[:60]
+        out.append(entry)
+    return out[:64]
+
+
 def _patch_click(core):
     import importlib
 
@@ -17,9 +59,9 @@ def _patch_click(core):
         try:
             ctx = original(self, info_name, args, parent=parent, **extra)
         except errors.UsageError as exc:
-            emit("rejected", message=f"Error: {exc.format_message()}", parser="click")
+            emit("rejected", message=f"Error: {exc.format_message()}", parser="click", spec=_click_spec(self))
         except (errors.Exit, errors.Abort):
-            emit("unreached", message="the parser exited (help or version)", parser="click")
+            emit("unreached", message="the parser exited (help or version)", parser="click", spec=_click_spec(self))
         rest = list(getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or [])
         if hasattr(self, "commands") and (rest or ctx.args):
             return ctx  # a group: its subcommand is parsed next
@@ -30,7 +72,7 @@ def _patch_click(core):
             node = node.parent
         defaults = {p.name: p.default for p in self.params}
         explicit = sorted(k for k, v in params.items() if defaults.get(k) != v)
-        emit("accepted", params=params, explicit=explicit, parser="click")
+        emit("accepted", params=params, explicit=explicit, parser="click", spec=_click_spec(self))
 
     core.Command.make_context = make_context
 
@@ -48,20 +90,42 @@ def _patch_fire(core):
         try:
             (varargs, kwargs), _consumed, remaining, _capacity = parse(args)
         except core.FireError as exc:
-            emit("rejected", message=f"ERROR: {exc}", parser="fire")
+            emit("rejected", message=f"ERROR: {exc}", parser="fire", spec=_signature_spec(fn))
         if any(str(a).startswith("-") for a in remaining):
-            emit("rejected", message=f"ERROR: Could not consume arg: {remaining[0]}", parser="fire")
+            emit("rejected", message=f"ERROR: Could not consume arg: {remaining[0]}", parser="fire",
+                 spec=_signature_spec(fn))
         try:
             bound = inspect.signature(fn).bind(*varargs, **kwargs)
         except TypeError as exc:
-            emit("rejected", message=f"ERROR: {exc}", parser="fire")
+            emit("rejected", message=f"ERROR: {exc}", parser="fire", spec=_signature_spec(fn))
         except ValueError:
             return original(component, args, component_trace, treatment, target)
         bound.apply_defaults()
         params = dict(bound.arguments)
-        emit("accepted", params=params, explicit=sorted(kwargs), parser="fire")
+        emit("accepted", params=params, explicit=sorted(kwargs), parser="fire", spec=_signature_spec(fn))
 
     core._CallAndUpdateTrace = call
+
+
+def _own_flags(values):
+    """The flags a program declares itself (absl's own left out), each once."""
+    seen = {}
+    for owner, owned in values.flags_by_module_dict().items():
+        if not owner.startswith("absl."):
+            for flag in owned:
+                seen.setdefault(flag.name, flag)
+    return list(seen.values())
+
+
+def _absl_spec(values):
+    out = []
+    for flag in _own_flags(values)[:64]:
+        entry = {"name": f"--{flag.name}", "type": str(flag.flag_type()), "required": False,
+                 "help": " ".join(str(flag.help or "").split())[:120]}
+        if flag.default is not None:
+            entry["default"] = _short(flag.default)[:60]
+        out.append(entry)
+    return out
 
 
 def _patch_absl(module):
@@ -73,16 +137,13 @@ def _patch_absl(module):
         try:
             result = original(self, argv, known_only)
         except flags.Error as exc:
-            emit("rejected", message=f"FATAL Flags parsing error: {exc}", parser="absl")
+            emit("rejected", message=f"FATAL Flags parsing error: {exc}", parser="absl", spec=_absl_spec(self))
         params, explicit = {}, []
-        for owner, owned in self.flags_by_module_dict().items():
-            if owner.startswith("absl."):
-                continue
-            for flag in owned:
-                params[flag.name] = flag.value
-                if flag.present:
-                    explicit.append(flag.name)
-        emit("accepted", params=params, explicit=sorted(explicit), parser="absl")
+        for flag in _own_flags(self):
+            params[flag.name] = flag.value
+            if flag.present:
+                explicit.append(flag.name)
+        emit("accepted", params=params, explicit=sorted(explicit), parser="absl", spec=_absl_spec(self))
         return result
 
     module.FlagValues.__call__ = call

@@ -72,8 +72,7 @@ class ParseChecker:
         from ragcode.dryrun.sandbox import DryRunner
 
         self.config = config or Config()
-        cache = getattr(getattr(self.config, "index", None), "cache_dir", None)
-        self.runner = DryRunner(self.config.execution, cache_dir=f"{cache}/dryrun" if cache else None)
+        self.runner = DryRunner.from_config(self.config)
         self._last: tuple[tuple[Any, ...], list[ParseResult]] | None = None
 
     def _results(self, code: str, answer_type: str, ctx: CheckContext) -> list[ParseResult]:
@@ -95,6 +94,12 @@ class ParseChecker:
         """``findings`` less the static guesses this answer's parse has answered (``overrule``),
         from the parse ``check`` just made."""
         return overrule(findings, self._results(code, answer_type, ctx))
+
+    def accepts(self, code: str, answer_type: str, ctx: CheckContext) -> bool:
+        """Whether the answer's every entry point was parsed to the end and accepted, every word
+        of it read (the evidence checked selection prefers among equally clean answers)."""
+        results = self._results(code, answer_type, ctx)
+        return bool(results) and all(r.status == ACCEPTED and not r.cut and not r.unrecognized for r in results)
 
     def keeps_fix(self, before: str, after: str, answer_type: str, ctx: CheckContext) -> bool:
         from ragcode.dryrun.values import keeps_fix

@@ -37,6 +37,8 @@ class ParseResult:
     stubbed: list[str] = field(default_factory=list)
     cut: str = ""  # the sandbox ended the run before a final verdict: "timeout", "limit" or "crash"
     cause: str = ""  # what cut it, in words: the limit ("30 s", "4096 MB memory") or the crash ("killed by SIGKILL")
+    # the parameters the parser declares, as plain strings (name, type, choices, default, required, help)
+    spec: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -85,6 +85,12 @@ class DryRunner:
         self._hook = hook_source()
 
     @classmethod
+    def from_config(cls, config: Any) -> DryRunner:
+        """A runner with ``config``'s execution settings, caching under its index cache folder."""
+        cache = getattr(getattr(config, "index", None), "cache_dir", None)
+        return cls(config.execution, cache_dir=f"{cache}/dryrun" if cache else None)
+
+    @classmethod
     def for_context(cls, ctx: CheckContext) -> DryRunner:
         runner = ctx.extra.get("dryrun_runner")
         if isinstance(runner, DryRunner):
@@ -151,9 +157,11 @@ class DryRunner:
     @staticmethod
     def _result(entry: Entry, record: dict[str, Any]) -> ParseResult:
         fields = {k: record[k] for k in ("params", "explicit", "unrecognized", "message", "parser", "calls",
-                                         "stubbed", "cut", "cause") if k in record}
+                                         "stubbed", "cut", "cause", "spec") if k in record}
         if not isinstance(fields.get("params", {}), dict):
             fields["params"] = {}
+        if not isinstance(fields.get("spec", []), list):
+            fields["spec"] = []
         return ParseResult(str(record.get("status", UNREACHED)), entry, **fields)
 
     def _executor_for(self) -> Any:

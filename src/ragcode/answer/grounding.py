@@ -1,0 +1,183 @@
+"""Grounding the prompt in the repository: the real parameters of the scripts the task will run.
+
+Retrieval finds passages that say how (a README command, a flag table written by hand); they can
+be old, partial or about another script. Before the model writes its answer, ``ground_context``
+reads the parameters that the scripts most likely to be run actually declare, from their own
+parser, and puts them at the head of the context:
+
+1. the scripts: those the instruction names (``train.py``), then those the context's command
+   lines run (``python tools/train.py ...``, ``torchrun ... main.py``, ``python -m pkg.mod``), in
+   the order the context gives them (best passage first), at most ``generation.ground_scripts``,
+   each one that exists in the repository;
+2. each is started parse-only in the sandbox with no arguments (``ragcode.dryrun``: the same
+   dry run the ``parse`` check uses, cached the same way); the parser's declared parameters
+   (argparse and HfArgumentParser, click and typer, python-fire's function, absl flags) come back
+   whatever it said of the empty command (a script with required flags refuses it);
+3. they are written as a short table (name, type, choices, default, required, help), those
+   sharing words with the instruction first when the table would be longer than
+   ``generation.ground_chars``.
+
+A script whose parser is not reached (no sandbox, a configurator reading ``sys.argv`` by hand,
+an import that fails) adds nothing: a grounding that cannot tell says nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragcode.check import CheckContext
+from ragcode.dryrun.result import Entry, ParseResult
+from ragcode.errors import RepoPathError
+from ragcode.fileio import inside_repo
+from ragcode.shell import parse_command, split_commands, starts_like_command
+from ragcode.types import Context
+
+if TYPE_CHECKING:
+    from ragcode.dryrun.sandbox import DryRunner
+
+log = logging.getLogger(__name__)
+
+_SCRIPT_NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.py)\b")
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """A script (``kind`` script, ``target`` a path from ``workdir``) or module to ground."""
+
+    kind: str
+    target: str
+    workdir: str
+
+    @property
+    def shown(self) -> str:
+        return f"python -m {self.target}" if self.kind == "module" else self.target
+
+
+def command_targets(text: str) -> list[tuple[str, str]]:
+    """``(kind, target)`` of every Python script or module the command lines of ``text`` run,
+    in order, once each."""
+    found: list[tuple[str, str]] = []
+    for line in text.split("\n"):
+        line = line.strip().strip("`").removeprefix("$ ").removeprefix("!")
+        if not starts_like_command(line):
+            continue
+        for words in split_commands(line):
+            call = parse_command(words)
+            if call is None or "$" in call.target:
+                continue
+            if call.kind == "module" or call.target.endswith(".py"):
+                pair = (call.kind, call.target)
+                if pair not in found:
+                    found.append(pair)
+    return found
+
+
+def _resolve(kind: str, target: str, ctx: CheckContext) -> Target | None:
+    """Where ``target`` runs from: the task's folder, else the repository's root; None when it
+    is not a file (or module file) inside the repository."""
+    repo = Path(ctx.repo_dir).resolve()
+    for base in (ctx.task_dir, repo):
+        rel = target.replace(".", "/") + ".py" if kind == "module" else target
+        try:
+            path = inside_repo(repo, str(Path(base).relative_to(repo) / rel))
+        except (RepoPathError, ValueError):
+            continue
+        if path.is_file():
+            return Target(kind, target, str(Path(base).relative_to(repo)) or ".")
+    return None
+
+
+def targets(instruction: str, context_text: str, ctx: CheckContext, limit: int) -> list[Target]:
+    named = [("script", m) for m in _SCRIPT_NAME.findall(instruction)]
+    out: list[Target] = []
+    for kind, target in [*named, *command_targets(context_text)]:
+        found = _resolve(kind, target, ctx)
+        if found is not None and found not in out:
+            out.append(found)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _stems(text: str) -> set[str]:
+    """First four letters of the words of three letters or more: ``--eval`` ~ "evaluate",
+    ``--batch-size`` ~ "batch size"."""
+    return {w[:4] for w in _WORD.findall(text.lower().replace("_", " ").replace("-", " "))}
+
+
+def _line(param: dict[str, Any]) -> str:
+    name = str(param.get("name", ""))
+    kind = str(param.get("type") or "")
+    if param.get("choices"):
+        kind = "{" + str(param["choices"]) + "}"
+    parts = [f"  {name}", kind] if kind else [f"  {name}"]
+    if param.get("required"):
+        parts.append("(required)")
+    elif "default" in param:
+        parts.append(f"(default: {param['default']})")
+    help_ = str(param.get("help") or "").split("%(")[0].strip()
+    return " ".join(parts) + (f" - {help_[:70]}" if help_ else "")
+
+
+def render(result: ParseResult, shown: str, instruction: str, budget: int) -> str:
+    """The table of ``result``'s declared parameters, cut to ``budget`` characters: parameters
+    sharing words with the instruction first, then the rest, each kept in declaration order."""
+    if not result.spec:
+        return ""
+    head = f"Parameters of {shown}, read from its own {result.parser or 'parser'} parser " \
+           "(spell them exactly so):"
+    want = _stems(instruction)
+    lines = [_line(p) for p in result.spec]
+    score = [len(_stems(str(p.get("name", ""))) & want) for p in result.spec]
+    order = sorted(range(len(lines)), key=lambda i: (-score[i], i))
+    kept: list[int] = []
+    size = len(head)
+    for i in order:
+        if size + len(lines[i]) + 1 > budget:
+            continue
+        kept.append(i)
+        size += len(lines[i]) + 1
+    if not kept:
+        return ""
+    left = len(lines) - len(kept)
+    tail = [f"  ... and {left} more"] if left else []
+    return "\n".join([head, *(lines[i] for i in sorted(kept)), *tail])
+
+
+def parser_tables(instruction: str, context_text: str, ctx: CheckContext, runner: DryRunner,
+                  scripts: int, budget: int) -> list[str]:
+    """The parameter tables of the scripts the task most likely runs (see the module doc)."""
+    tables: list[str] = []
+    for t in targets(instruction, context_text, ctx, scripts):
+        left = budget - sum(len(x) + 2 for x in tables)
+        if left < 200:
+            break
+        result = runner.run(Entry(t.kind, t.target, (), t.workdir), ctx)
+        table = render(result, t.shown, instruction, left)
+        if table:
+            tables.append(table)
+    return tables
+
+
+def ground_context(instruction: str, context: Context | None, ctx: CheckContext, config: Any,
+                   runner: DryRunner | None = None) -> Context | None:
+    """``context`` with the parameter tables of the scripts the task most likely runs at its
+    head (unchanged when there are none or ``generation.ground`` is off)."""
+    gen = config.generation
+    if not gen.ground or context is None:
+        return context
+    if runner is None:
+        from ragcode.dryrun.sandbox import DryRunner
+
+        runner = DryRunner.from_config(config)
+    tables = parser_tables(instruction, context.text, ctx, runner, gen.ground_scripts, gen.ground_chars)
+    if not tables:
+        return context
+    log.info("grounded the prompt in %d script parser(s)", len(tables))
+    text = "\n\n".join([*tables, context.text]) if context.text else "\n\n".join(tables)
+    return dataclasses.replace(context, text=text)
