@@ -62,6 +62,18 @@ def test_agreement_breaks_ties_between_clean_answers():
     assert [x.metadata["check"]["original_index"] for x in out] == [1, 2, 0]
 
 
+def test_among_equally_clean_answers_the_one_the_parser_accepted_comes_before_agreement():
+    a = Candidate("", "python train.py --data y", "bash", 0)
+    b = Candidate("", "python train.py --data y", "bash", 1)
+    c = Candidate("", "python train.py --data x", "bash", 2)
+    out = rank([a, b, c], [[], [], []], accepted=[False, False, True])
+    assert [x.code for x in out][0] == "python train.py --data x"
+    assert out[0].metadata["check"]["parsed"] is True and out[1].metadata["check"]["parsed"] is False
+    # a finding still weighs more than the parser's word
+    out = rank([a, c], [[], [Finding("coverage", "missing-value", "x", severity="warning")]], accepted=[False, True])
+    assert out[0].code == a.code
+
+
 def test_a_script_on_the_wrong_path_weighs_less_than_one_that_exists_nowhere():
     from ragcode.check import WEIGHTS, penalty
 

@@ -20,7 +20,7 @@ from ragcode.answer.journal import Journal
 from ragcode.answer.repair import repair_first
 from ragcode.answer.run import CheckedRun, Draw
 from ragcode.answer.select import annotate, rank, reannotate
-from ragcode.check import Finding, check_answer
+from ragcode.check import Finding, check_answer, checkers_accept
 from ragcode.generation.generate import sample_candidates, to_candidate
 from ragcode.types import Candidate
 
@@ -45,9 +45,12 @@ def checked_candidates(job: Draw, run: CheckedRun, journal: Journal | None = Non
     journal = journal or Journal(None)
     started = time.perf_counter()
     cands = draw(job, journal)
-    findings = [check_answer(c.code, c.answer_type, run.ctx, run.checkers) for c in cands]
+    findings, accepted = [], []
+    for c in cands:  # the parse check keeps its last answer's parse: ask whether it accepted right away
+        findings.append(check_answer(c.code, c.answer_type, run.ctx, run.checkers))
+        accepted.append(checkers_accept(c.code, c.answer_type, run.ctx, run.checkers))
     if run.select:
-        cands = rank(cands, findings, run.ctx.instruction)
+        cands = rank(cands, findings, run.ctx.instruction, accepted)
         findings = [[Finding.from_dict(f) for f in c.metadata["check"]["findings"]] for c in cands]
     else:
         cands = [annotate(c, fs) for c, fs in zip(cands, findings)]

@@ -15,7 +15,8 @@ hands arguments to a script that reads none (``ignored-args``), as meaning Pytho
 that does not parse or uses none of the repository's own modules and scripts (``no-repo-use``,
 ``no-own-use``), or one whose findings weigh ``LOST`` or more, as meaning neither, so that the
 findings alone decide; then
-among equally clean answers the one most samples agree on, then the one that mentions most of the
+among equally clean answers one the repository's own parser accepted (the ``parse`` check's dry
+run took every entry point and read every word), then the one most samples agree on, then the one that mentions most of the
 instruction's content words (``words_said``: "in a cartoon style" -> ``cartoon``), then the
 original order. Every candidate's metadata records its findings, penalty, agreement, words said
 and original index under ``check``.
@@ -77,9 +78,12 @@ def words_said(code: str, instruction: str) -> int:
     return sum(w in low for w in read_instruction(instruction).content_words)
 
 
-def rank(cands: list[Candidate], findings: list[list[Finding]], instruction: str = "") -> list[Candidate]:
+def rank(cands: list[Candidate], findings: list[list[Finding]], instruction: str = "",
+         accepted: list[bool] | None = None) -> list[Candidate]:
     """``cands`` best first (see the module doc); ``sample_index`` renumbered to the new order,
-    the original kept as ``metadata.check.original_index``."""
+    the original kept as ``metadata.check.original_index``. ``accepted``: whether the repository's
+    own parser took each answer (``ragcode.check.checkers_accept``)."""
+    accepted = accepted if accepted is not None else [False] * len(cands)
     keys = [normalise(c.code) for c in cands]
     votes = Counter(keys)
     greedy = min(range(len(cands)), key=lambda i: cands[i].sample_index) if cands else -1
@@ -93,11 +97,12 @@ def rank(cands: list[Candidate], findings: list[list[Finding]], instruction: str
     scored = []
     for i, (c, fs) in enumerate(zip(cands, findings)):
         said = words_said(c.code, instruction)
-        scored.append((bool(kind) and c.answer_type != kind, penalty(fs), -votes[keys[i]], -said, c.sample_index, i))
+        scored.append((bool(kind) and c.answer_type != kind, penalty(fs), not accepted[i], -votes[keys[i]], -said,
+                       c.sample_index, i))
     order = sorted(scored)
     out = []
-    for new_index, (_, _, neg_votes, neg_said, _, i) in enumerate(order):
+    for new_index, (_, _, not_accepted, neg_votes, neg_said, _, i) in enumerate(order):
         c = annotate(cands[i], findings[i], agreement=-neg_votes, words_said=-neg_said,
-                     original_index=cands[i].sample_index, rank=new_index)
+                     original_index=cands[i].sample_index, rank=new_index, parsed=not not_accepted)
         out.append(dataclasses.replace(c, sample_index=new_index))
     return out

@@ -151,9 +151,16 @@ def checkers_keep_fix(before: str, after: str, answer_type: str, ctx: CheckConte
                (getattr(c, "keeps_fix", None) for c in checkers) if keep is not None)
 
 
+def checkers_accept(code: str, answer_type: str, ctx: CheckContext, checkers: list[Checker]) -> bool:
+    """Whether a checker with an ``accepts(code, answer_type, ctx)`` method (the ``parse``
+    checker) says the repository's own parser took the answer; False when none has one."""
+    return any(accepts(code, answer_type, ctx) for accepts in
+               (getattr(c, "accepts", None) for c in checkers) if accepts is not None)
+
+
 def penalty(findings: list[Finding]) -> float:
     return round(sum(f.weight for f in findings), 3)
 
 
 __all__ = ["CHECKERS", "DEFAULT_CHECKS", "ERROR", "RULES", "WARNING", "WEIGHTS", "CheckContext", "Checker",
-           "Finding", "check_answer", "checkers_keep_fix", "load_checkers", "moved_script", "penalty", "say"]
+           "Finding", "check_answer", "checkers_accept", "checkers_keep_fix", "load_checkers", "moved_script", "penalty", "say"]
