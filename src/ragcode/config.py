@@ -246,6 +246,9 @@ class LLMConfig(_Section):
     device: Annotated[str, Field(pattern=r"^(auto|cpu|cuda|cuda:[0-9]+)$")] = "auto"  # transformers / vllm / llamacpp
     dtype: Literal["auto", "float32", "bfloat16", "float16", "int8"] = "auto"  # transformers / vllm (int8: CPU, transformers)
     n_gpu_layers: Annotated[int, Field(ge=-1)] = -1  # llamacpp: layers on the GPU; -1 = all when there is one
+    # llamacpp: weights repacked for the CPU's extra kernels (AMX, AVX512); false where they crash (a VM
+    # that reports AMX but does not grant it: SIGSEGV in ggml_backend_amx_mul_mat)
+    repack: bool = True
 
 
 class GenerationConfig(_Section):

@@ -14,7 +14,9 @@ error that says how to rebuild.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +51,8 @@ class LlamaCppLLM:
             kwargs["n_threads"] = llm_config.n_threads
         kwargs.update(gpu_kwargs(llm_config))
         try:
-            self.llama = Llama(model_path=path, **kwargs)
+            with repacking(llm_config.repack):
+                self.llama = Llama(model_path=path, **kwargs)
         except (ValueError, RuntimeError) as exc:
             raise ModelUnavailableError(f"llama.cpp could not load {path}: {exc}") from exc
         self.model_id = f"llamacpp:{Path(path).name}"
@@ -75,6 +78,30 @@ class LlamaCppLLM:
 
     def count_tokens(self, text: str) -> int:
         return len(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
+@contextlib.contextmanager
+def repacking(on: bool) -> Iterator[None]:
+    """``Llama(...)`` built inside this block repacks its weights for the CPU's extra kernels only
+    when ``on``: llama-cpp-python takes no argument for llama.cpp's ``use_extra_bufts``, so the
+    default model parameters it asks for are wrapped while the model loads."""
+    if on:
+        yield
+        return
+    import llama_cpp.llama as module
+
+    original = module.llama_cpp.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    module.llama_cpp.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        module.llama_cpp.llama_model_default_params = original
 
 
 def gpu_kwargs(llm_config: Any, offload: bool | None = None) -> dict[str, Any]:
