@@ -71,7 +71,20 @@ def run_mode(args: argparse.Namespace, tasks: list[Any], mode: str) -> dict[str,
     first = {p: {t["key"]: bool(t["passes"] and t["passes"][0]) for t in r["tasks"]} for p, r in reports.items()}
     return {"run": str(out), "generated": summary.generated, "tasks": summary.total,
             "generation_seconds": round(gen_s, 1),
-            "pass@1": {p: r["pass@1"] for p, r in reports.items()}, "first": first}
+            "pass@1": {p: r["pass@1"] for p, r in reports.items()}, "first": first,
+            "by_type": by_type(first, tasks)}
+
+
+def by_type(first: dict[str, dict[str, bool]], tasks: list[Any]) -> dict[str, dict[str, list[int]]]:
+    """policy -> task type (bash, python) -> [passed at 1, tasks]."""
+    kinds = {t.key: "python" if "python" in (t.type or "").lower() else "bash" for t in tasks}
+    out: dict[str, dict[str, list[int]]] = {}
+    for policy, passes in first.items():
+        for key, ok in passes.items():
+            cell = out.setdefault(policy, {}).setdefault(kinds.get(key, "bash"), [0, 0])
+            cell[0] += int(ok)
+            cell[1] += 1
+    return out
 
 
 def paired(drawn: dict[str, bool], checked: dict[str, bool]) -> dict[str, int]:
@@ -117,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {p} | {c['tasks']} | {d['pass@1'][p]:.3f} | {c['pass@1'][p]:.3f} | +{pair['gained']}/-{pair['lost']} |")
     for mode, r in results.items():
         print(f"{mode}: {r['generated']} task(s) generated in {r['generation_seconds']} s ({r['run']})")
+        for p, kinds in r["by_type"].items():
+            print(f"  {mode} {p}: " + ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(kinds.items())))
     report = {"tasks_file": args.tasks, "skipped_records": len(loaded.skipped), "llm": args.llm,
               "model": args.model, "n": args.n, "setting": args.setting, "limit": args.limit, "every": args.every,
               "rows": rows, "runs": results, **provenance()}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dryrun_helpers import ABSL, ARGPARSE, CLICK, FIRE, needs_bwrap, needs_library, one, runner, write
-from ragcode.answer.grounding import command_targets, ground_context, render, targets
+from ragcode.answer.grounding import ground_context, launches, render, targets
 from ragcode.check import CheckContext
 from ragcode.config import Config, load_config
 from ragcode.dryrun.result import Entry, ParseResult
@@ -24,10 +24,13 @@ raise SystemExit("the program body ran")
 """
 
 
-def test_command_targets_reads_scripts_and_modules_from_command_lines_in_order() -> None:
+def test_launches_reads_scripts_modules_and_their_launchers_from_command_lines_in_order() -> None:
     text = ("### README.md:1-9\nSome prose about train.py.\n```bash\n$ python tools/train.py \\\n  --lr 1\n"
-            "torchrun --nproc_per_node 2 main.py --eval\npython -m pkg.cli run\npython tools/train.py --lr 2\n```")
-    assert command_targets(text) == [("script", "tools/train.py"), ("script", "main.py"), ("module", "pkg.cli")]
+            "torchrun --nproc_per_node 2 main.py --eval\npython -m pkg.cli run\npython tools/train.py --lr 2\n"
+            "accelerate launch --multi_gpu nlp.py\n/usr/bin/python3.11 other.py\n```")
+    assert launches(text) == {("script", "tools/train.py"): "", ("script", "main.py"): "torchrun --nproc_per_node 2",
+                              ("module", "pkg.cli"): "", ("script", "nlp.py"): "accelerate launch --multi_gpu",
+                              ("script", "other.py"): ""}
 
 
 def test_targets_take_the_instructions_script_first_and_only_files_inside_the_repository(tmp_path: Path) -> None:
@@ -53,6 +56,8 @@ def test_render_puts_the_instructions_parameters_first_within_the_budget() -> No
     # declaration order among the kept ones: --opt0 before --eval
     assert lines.index("  --opt0 int (default: 0)") < lines.index("  --eval switch - evaluate only")
     assert render(ParseResult("unreached", Entry("script", "x.py")), "x.py", "", 500) == ""
+    launched = render(result, "main.py", "", 400, launcher="torchrun --nproc_per_node 8")
+    assert launched.splitlines()[1] == "  (the repository launches it as: torchrun --nproc_per_node 8 main.py ...)"
 
 
 @needs_bwrap

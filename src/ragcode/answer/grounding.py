@@ -8,7 +8,8 @@ parser, and puts them at the head of the context:
 1. the scripts: those the instruction names (``train.py``), then those the context's command
    lines run (``python tools/train.py ...``, ``torchrun ... main.py``, ``python -m pkg.mod``), in
    the order the context gives them (best passage first), at most ``generation.ground_scripts``,
-   each one that exists in the repository;
+   each one that exists in the repository; where the context launches it through a launcher
+   (``torchrun --nproc_per_node 8``, ``accelerate launch``), the table's heading says so;
 2. each is started parse-only in the sandbox with no arguments (``ragcode.dryrun``: the same
    dry run the ``parse`` check uses, cached the same way); the parser's declared parameters
    (argparse and HfArgumentParser, click and typer, python-fire's function, absl flags) come back
@@ -33,7 +34,7 @@ from ragcode.check import CheckContext
 from ragcode.dryrun.result import Entry, ParseResult
 from ragcode.errors import RepoPathError
 from ragcode.fileio import inside_repo
-from ragcode.shell import parse_command, split_commands, starts_like_command
+from ragcode.shell import logical_lines, parse_command, split_commands, starts_like_command
 from ragcode.types import Context
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ log = logging.getLogger(__name__)
 
 _SCRIPT_NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.py)\b")
 _WORD = re.compile(r"[a-z]{3,}")
+_PYTHON = re.compile(r"(?:\S*/)?python[\d.]*")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,32 +54,33 @@ class Target:
     kind: str
     target: str
     workdir: str
+    launcher: str = ""  # how the context's command lines launch it, when not plain python
 
     @property
     def shown(self) -> str:
         return f"python -m {self.target}" if self.kind == "module" else self.target
 
 
-def command_targets(text: str) -> list[tuple[str, str]]:
-    """``(kind, target)`` of every Python script or module the command lines of ``text`` run,
-    in order, once each."""
-    found: list[tuple[str, str]] = []
-    for line in text.split("\n"):
+def launches(text: str) -> dict[tuple[str, str], str]:
+    """``(kind, target)`` -> how the first command line running it launches it, when that is a
+    launcher rather than plain ``python`` (``torchrun --nproc_per_node 8``, ``accelerate launch``),
+    else ``""``; in the order of ``text``."""
+    found: dict[tuple[str, str], str] = {}
+    for _, line in logical_lines(text):
         line = line.strip().strip("`").removeprefix("$ ").removeprefix("!")
         if not starts_like_command(line):
             continue
         for words in split_commands(line):
             call = parse_command(words)
-            if call is None or "$" in call.target:
+            if call is None or "$" in call.target or not (call.kind == "module" or call.target.endswith(".py")):
                 continue
-            if call.kind == "module" or call.target.endswith(".py"):
-                pair = (call.kind, call.target)
-                if pair not in found:
-                    found.append(pair)
+            plain = not call.launcher or _PYTHON.fullmatch(call.launcher)
+            how = "" if plain else " ".join([call.launcher, *call.launcher_args])
+            found.setdefault((call.kind, call.target), how)
     return found
 
 
-def _resolve(kind: str, target: str, ctx: CheckContext) -> Target | None:
+def _resolve(kind: str, target: str, ctx: CheckContext, launcher: str = "") -> Target | None:
     """Where ``target`` runs from: the task's folder, else the repository's root; None when it
     is not a file (or module file) inside the repository."""
     repo = Path(ctx.repo_dir).resolve()
@@ -88,15 +91,16 @@ def _resolve(kind: str, target: str, ctx: CheckContext) -> Target | None:
         except (RepoPathError, ValueError):
             continue
         if path.is_file():
-            return Target(kind, target, str(Path(base).relative_to(repo)) or ".")
+            return Target(kind, target, str(Path(base).relative_to(repo)) or ".", launcher)
     return None
 
 
 def targets(instruction: str, context_text: str, ctx: CheckContext, limit: int) -> list[Target]:
+    documented = launches(context_text)
     named = [("script", m) for m in _SCRIPT_NAME.findall(instruction)]
     out: list[Target] = []
-    for kind, target in [*named, *command_targets(context_text)]:
-        found = _resolve(kind, target, ctx)
+    for kind, target in [*named, *documented]:
+        found = _resolve(kind, target, ctx, documented.get((kind, target), ""))
         if found is not None and found not in out:
             out.append(found)
         if len(out) >= limit:
@@ -124,13 +128,16 @@ def _line(param: dict[str, Any]) -> str:
     return " ".join(parts) + (f" - {help_[:70]}" if help_ else "")
 
 
-def render(result: ParseResult, shown: str, instruction: str, budget: int) -> str:
+def render(result: ParseResult, shown: str, instruction: str, budget: int, launcher: str = "") -> str:
     """The table of ``result``'s declared parameters, cut to ``budget`` characters: parameters
-    sharing words with the instruction first, then the rest, each kept in declaration order."""
+    sharing words with the instruction first, then the rest, each kept in declaration order;
+    ``launcher``: how the repository's docs launch it, said in the heading."""
     if not result.spec:
         return ""
     head = f"Parameters of {shown}, read from its own {result.parser or 'parser'} parser " \
            "(spell them exactly so):"
+    if launcher:
+        head += f"\n  (the repository launches it as: {launcher} {shown} ...)"
     want = _stems(instruction)
     lines = [_line(p) for p in result.spec]
     score = [len(_stems(str(p.get("name", ""))) & want) for p in result.spec]
@@ -158,7 +165,7 @@ def parser_tables(instruction: str, context_text: str, ctx: CheckContext, runner
         if left < 200:
             break
         result = runner.run(Entry(t.kind, t.target, (), t.workdir), ctx)
-        table = render(result, t.shown, instruction, left)
+        table = render(result, t.shown, instruction, left, t.launcher)
         if table:
             tables.append(table)
     return tables
