@@ -17,6 +17,8 @@ A leaf module: it imports nothing from ragcode.
 - ``split_prefix(words)``: ``(env, rest)``: leading ``VAR=value`` assignments and wrappers
   (``nohup``, ``time``, ``sudo``, ``env``, ``exec``) taken off.
 - ``parse_command(words)``: the ``ScriptCall`` a command makes, or ``None``.
+- ``python_options(words)``: the interpreter's own options (``-u``, ``-W x``) leading the words
+  after ``python``.
 - ``script_calls(text)``: every ``ScriptCall`` in a bash answer, in order.
 - ``starts_like_command(line)``: whether a line reads as a shell command (a launcher, a common
   shell command, ``./x``, ``x.sh``), for telling bash answers from Python.
@@ -212,13 +214,20 @@ def _first_target(launcher: str, words: list[str], env: dict[str, str],
     return None
 
 
-def _python_call(head: str, rest: list[str], env: dict[str, str]) -> ScriptCall | None:
+def python_options(rest: list[str]) -> list[str]:
+    """The interpreter's own options at the start of ``rest`` (the words after ``python``: ``-u``,
+    ``-W ignore``, ...), up to the script, ``-m``, ``-c`` or ``-``."""
     j = 0
     while j < len(rest) and rest[j].startswith("-") and rest[j] not in ("-m", "-c", "-"):
         j += 2 if rest[j] in _PYTHON_VALUE_OPTS else 1
+    return rest[:j]
+
+
+def _python_call(head: str, rest: list[str], env: dict[str, str]) -> ScriptCall | None:
+    opts = python_options(rest)
+    j = len(opts)
     if j >= len(rest) or rest[j] in ("-c", "-"):
         return None
-    opts = rest[:j]
     if rest[j] == "-m":
         if j + 1 >= len(rest):
             return None

@@ -204,8 +204,13 @@ _DECLARED = (
         "": "{target}'s own parser refuses the command: {message}"},
         "the answer's entry point, run in the sandbox only as far as its argument parser (`ragcode.dryrun`), "
         "refuses the command (argparse, click, fire, absl, hydra, a `sys.argv` configurator), or a Python call "
-        "into the repository does not bind to the callee's real signature: the parser's own message",
-        (RuleCase("python train.py --data cora --zzz 1", target="train.py"),)),
+        "into the repository does not bind to the callee's real signature: the parser's own message; a "
+        "launcher's own options (`accelerate launch`, `torchrun`, `python -m torch.distributed.run`/`launch`, "
+        "`deepspeed`) are read by that launcher's real parser, as installed in the dry run's interpreter, and its "
+        "refusal names the launcher (`torchrun --nproc_per_nodes 2`); a launcher not installed says nothing",
+        (RuleCase("python train.py --data cora --zzz 1", target="train.py"),
+         RuleCase("torchrun --nproc_per_nodes 2 train.py --data cora", target="torchrun")),
+        quiet=(RuleCase("torchrun --nproc_per_node 2 train.py --data cora"),)),
     Rule("parse-unfinished", "parse", WARNING, 1.0, {
         "": "{target}'s dry run reached no parser within its {cause} limit, so its parser never checked the "
             "command (it works or waits before it parses its arguments)",

@@ -20,7 +20,8 @@ CHECKER_READS = {
     "coverage": "the instruction only",
     "parse": "(on by default; says nothing where bubblewrap cannot run) the answer's Python entry points "
              "(launchers and wrappers followed) run in the scorer's sandbox only as far as their argument parser, missing imports stubbed; Python calls into "
-             "the repository bound to their real signatures (`ragcode.dryrun`)",
+             "the repository bound to their real signatures; a launcher's own options read by the launcher's real "
+             "parser (`ragcode.dryrun`)",
     "executed": "(off by default) the answer run for 5 s in the scorer's sandbox: the script's own parser "
                 "errors from stderr, typed as the static checks type them (`unknown-flag`, `bad-choice`, "
                 "`bad-type`, `missing-required`, `unresolved-import`, `unknown-script`), any other failure "

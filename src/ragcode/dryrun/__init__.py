@@ -18,6 +18,11 @@ a kill) carries ``cut`` and ``cause`` (a partial ``parse_known_args`` parse keep
 cached and reused only while the files, folders and installed modules it depended on are
 unchanged (``ragcode.dryrun.sandbox``, ``ragcode.dryrun.deps``).
 
+A command that goes through a launcher is also read by the launcher's own parser
+(``ragcode.dryrun.launchers.launcher_runs``: ``accelerate launch``, ``torchrun``, ``python -m
+torch.distributed.run``/``launch``, ``deepspeed``; only a verdict that parser gave); the ``parse``
+check reports its refusal, and ``dry_run`` keeps to the entry points.
+
 Parsers covered: argparse (``parse_known_args``, subparsers, ``REMAINDER``, HfArgumentParser),
 click and typer, python-fire, absl flags, hydra overrides, and configurators that ``exec`` code
 reading ``sys.argv`` (nanoGPT's). Python answers: calls into the repository are bound against

@@ -2,8 +2,8 @@
 # ruff: noqa: F821
 """Runs inside the sandbox, never on the host: the parse-only start of one answer's entry point.
 
-Sent as source text by ``ragcode.dryrun.sandbox`` (with ``_hook_stubs.py`` and ``_hook_libs.py``
-after it, in one namespace) and executed by a ``python -c`` loader with ``SPEC`` (what to run) in
+Sent as source text by ``ragcode.dryrun.sandbox`` (with the other ``HOOK_FILES`` after it,
+``_hook_libs.py`` last, in one namespace) and executed by a ``python -c`` loader with ``SPEC`` (what to run) in
 its namespace. It saves the real stdout, points the program's own stdout and stderr at a log
 file, installs the parser patches and a finder that stubs the imports the environment lacks
 (``_hook_stubs.py``: only for imports made by the repository's own code), then runs the script

@@ -202,9 +202,11 @@ def _from_outside(root, module):
     return not any(isinstance(p, str) and _inside(root, p) is not None for p in places)
 
 
-def dependencies(root, paths, stubbed):
+def dependencies(root, paths, stubbed, wanted=()):
     """The verdict's dependencies (see the module doc): ``paths`` is the interpreter's own
-    ``sys.path`` without the repository, ``stubbed`` the modules the hook stubbed."""
+    ``sys.path`` without the repository, ``stubbed`` the modules the hook stubbed, ``wanted``
+    top-level modules stamped whether or not they were imported (a launcher's: ``None`` while it
+    is not installed)."""
     _SEEN["off"] = True
     files = set(_SEEN["read"])
     for module in list(sys.modules.values()):
@@ -223,7 +225,8 @@ def dependencies(root, paths, stubbed):
     files -= _SEEN["written"]
     suffixes, cache = _suffixes(), {}
     tops = sorted({n.split(".")[0] for n, m in list(sys.modules.items()) if m is not None and n != "__main__"
-                   and getattr(m, "__spec__", None) is not None and not n.startswith("_") and not _is_stdlib(n.split(".")[0]) and _from_outside(root, m)})
+                   and getattr(m, "__spec__", None) is not None and not n.startswith("_")
+                   and not _is_stdlib(n.split(".")[0]) and _from_outside(root, m)} | set(wanted))
     return {"files": {rel: file_digest(os.path.join(root, rel)) for rel in sorted(files)},
             "dirs": {rel: dir_digest(os.path.join(root, rel)) for rel in sorted(dirs)},
             "modules": {top: module_stamp(top, paths, suffixes, cache) for top in tops}}

@@ -1,10 +1,11 @@
 # mypy: ignore-errors
 # ruff: noqa: F821
-"""Runs inside the sandbox last, after ``_hook.py``, ``_hook_stubs.py`` and ``_hook_deps.py`` (same
-namespace: ``emit``, ``PATCHES``, ``SPEC``, ``dependencies``...): the patches of the parser
-libraries that are imported later (click and typer, python-fire, absl flags, hydra), the check of
-a Python answer's calls against the real signatures, and the start of the entry point itself,
-with the watch of what its verdict depends on."""
+"""Runs inside the sandbox last, after ``_hook.py``, ``_hook_stubs.py``, ``_hook_deps.py`` and
+``_hook_launch.py`` (same namespace: ``emit``, ``PATCHES``, ``SPEC``, ``dependencies``,
+``start_launcher``...): the patches of the parser libraries that are imported later (click and
+typer, python-fire, absl flags, hydra), the check of a Python answer's calls against the real
+signatures, and the start of the entry point itself (or of a launcher's own parser), with the
+watch of what its verdict depends on."""
 
 
 def _click_spec(command):
@@ -238,8 +239,10 @@ def main():
 
     outside = [p for p in sys.path if p and _inside(ROOT, p) is None and os.path.abspath(p) != ROOT]
     if watch_reads(ROOT):
-        FINAL.append(lambda: {"deps": dependencies(ROOT, outside, STUBBED)})
+        FINAL.append(lambda: {"deps": dependencies(ROOT, outside, STUBBED, WANTED)})
     sys.meta_path.insert(0, _PatchFinder())
+    if SPEC["kind"] == "launcher":  # the launcher's real parser, nothing stubbed
+        start_launcher(SPEC["target"], SPEC["argv"], outside)
     sys.meta_path.append(_StubFinder())
     if SPEC["kind"] == "calls":
         sys.path[:0] = [os.getcwd(), ROOT]

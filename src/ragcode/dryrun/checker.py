@@ -10,6 +10,11 @@ has spoken.
   crash or a kill): a warning, ``parse-unfinished``, naming the limit; never a clean pass;
 - no parser reached otherwise (the program failed or ended first): nothing (the static checks
   speak alone).
+
+A launcher's own part of a command (``accelerate launch --mixed_precison fp16 x.py``) is read by
+the launcher's real parser (``ragcode.dryrun.launchers``): its refusal is ``parse-rejected``
+naming the launcher; a launcher not installed says nothing. The launchers' verdicts take no part
+in ``overrule`` or the keep rule of fixes (``keeps_fix``), which are about the script's parse.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
+from ragcode.dryrun.launchers import launcher_runs
 from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
 from ragcode.dryrun.run import dry_run
 from ragcode.dryrun.values import lands_in
@@ -85,8 +91,10 @@ class ParseChecker:
         return self._last[1]
 
     def check(self, code: str, answer_type: str, ctx: CheckContext) -> list[Finding]:
+        """Findings of the entry points' parses, then of the launchers' own parsers (only a
+        refusal speaks: ``ragcode.dryrun.launchers``)."""
         found: list[Finding] = []
-        for result in self._results(code, answer_type, ctx):
+        for result in self._results(code, answer_type, ctx) + launcher_runs(code, answer_type, ctx, self.runner):
             found.extend(findings_for(result))
         return found
 

@@ -2,7 +2,8 @@
 
 Bash: every script or module call (``ragcode.check.bash.walk``: ``cd`` followed, env prefixes,
 ``torchrun``, ``python -m torch.distributed.launch``, ``accelerate launch`` and other launchers
-reduced to the script they start); a ``bash X.sh`` that takes no arguments is opened to the
+reduced to the script they start; the launcher's own options are parsed apart, by
+``ragcode.dryrun.launchers``); a ``bash X.sh`` that takes no arguments is opened to the
 Python command inside it (``ragcode.check.expand.inner_command``). A call whose words hold a
 shell variable is left out (its values are unknown). Python: the answer's calls of names imported
 from the repository, and constant keys looked up in them (``registry["vit_h"]``), with their

@@ -35,7 +35,7 @@ from ragcode.hashing import digest
 from ragcode.version import __version__
 
 MARK = "RAGCODE-DRYRUN "
-HOOK_FILES = ("_hook.py", "_hook_stubs.py", "_hook_deps.py", "_hook_libs.py")
+HOOK_FILES = ("_hook.py", "_hook_stubs.py", "_hook_deps.py", "_hook_launch.py", "_hook_libs.py")
 LOADER = ("import base64,json,sys,zlib;S=json.loads(zlib.decompress(base64.b64decode(sys.argv[1])));"
           "exec(compile(S.pop('hook'),'<ragcode-dryrun>','exec'),{'__name__':'ragcode_dryrun','SPEC':S})")
 DEFAULT_TIMEOUT_S = 30.0
@@ -189,6 +189,8 @@ class DryRunner:
         """The hook's record; a run that failed on a missing module is tried once more with every
         missing module stubbed (one a library needs: ``tensorboard`` under ``torch.utils``)."""
         record = self._once(entry, ctx, stub_all=False)
+        if entry.kind == "launcher":  # a launcher's parser runs on its real modules or not at all
+            return record
         if record.get("status") == UNREACHED and "ModuleNotFoundError" in str(record.get("message", "")):
             record = self._once(entry, ctx, stub_all=True)
         return record
