@@ -123,3 +123,15 @@ def test_ground_context_puts_the_parsers_table_first_and_says_nothing_without_a_
     assert ground_context("x", no_parser, ctx, Config(), runner=runner(tmp_path)) == no_parser
     off = load_config(overrides=["generation.ground=false"])
     assert ground_context("x", context, ctx, off, runner=runner(tmp_path)) == context
+
+
+@needs_bwrap
+def test_a_parser_with_many_long_helps_keeps_its_verdict_and_a_trimmed_spec(tmp_path: Path) -> None:
+    lines = ["import argparse", "p = argparse.ArgumentParser()"]
+    lines += [f"p.add_argument('--option_number_{i}', type=int, default={i}, help='{'words ' * 40}{i}')"
+              for i in range(120)]
+    lines += ["p.parse_args()"]
+    repo = write(tmp_path / "repo", {"big.py": "\n".join(lines) + "\n"})
+    r = one("python big.py --option_number_3 7 --nope 1", repo, runner(tmp_path))
+    assert r.status == "rejected" and "unrecognized arguments: --nope 1" in r.message
+    assert 0 < len(r.spec) <= 64 and r.spec[0]["name"] == "--option_number_0"

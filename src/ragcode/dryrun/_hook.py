@@ -25,6 +25,7 @@ import types
 import zlib
 
 MARK = "RAGCODE-DRYRUN "
+RECORD_BYTES = 3600  # an encoded record's size at most: the executor keeps the last 4000 bytes of stdout
 LINE_BUDGET = 40  # lines the calling frame may run after a partial parse, looking for the final one
 _OUT = os.dup(1)
 _LOG = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ragcode-dryrun.log")
@@ -74,10 +75,28 @@ def emit(status, final=True, **fields):
             record.update(add())
         except Exception as exc:  # noqa: BLE001 - a verdict without its dependencies is never cached
             record.update(cache=False, deps_error=f"{type(exc).__name__}: {exc}"[:300])
-    data = base64.b64encode(zlib.compress(json.dumps(record).encode("utf-8"), 9)).decode("ascii")
+    data = _fitting(record)
     os.write(_OUT, (MARK + data + "\n").encode("ascii"))
     if final:
         os._exit(0)
+
+
+def _encoded(record):
+    return base64.b64encode(zlib.compress(json.dumps(record).encode("utf-8"), 9)).decode("ascii")
+
+
+def _fitting(record):
+    """``record`` encoded in at most ``RECORD_BYTES`` (the executor keeps the last 4000 bytes of
+    the program's stdout): a long ``spec`` loses its help texts, then its later parameters."""
+    data = _encoded(record)
+    spec = record.get("spec")
+    if len(data) > RECORD_BYTES and isinstance(spec, list) and spec:
+        record["spec"] = [{k: v for k, v in p.items() if k != "help"} if isinstance(p, dict) else p for p in spec]
+        data = _encoded(record)
+        while len(data) > RECORD_BYTES and record["spec"]:
+            record["spec"] = record["spec"][:len(record["spec"]) // 2]
+            data = _encoded(record)
+    return data
 
 
 def finish_pending():
@@ -159,6 +178,15 @@ def _argparse_param(action):
     return out
 
 
+def spec_of(read, *args):
+    """``read(*args)``: a parser's declared parameters, or ``[]`` when reading them fails (the
+    spec is for a prompt; it never changes a verdict)."""
+    try:
+        return read(*args)
+    except Exception:  # noqa: BLE001 - a parser library's own shape: say nothing
+        return []
+
+
 def _argparse_spec(parser):
     """The parameters ``parser`` declares (help and version left out), for a prompt: what the
     repository's own parser takes, read from the parser itself."""
@@ -183,19 +211,19 @@ def _parse_wrapper(name, original):
         try:
             result = original(self, args, namespace)
         except Rejected as exc:
-            emit("rejected", message=str(exc), parser="argparse", spec=_argparse_spec(self))
+            emit("rejected", message=str(exc), parser="argparse", spec=spec_of(_argparse_spec, self))
         except argparse.ArgumentError as exc:
-            emit("rejected", message=f"{self.prog}: error: {exc}", parser="argparse", spec=_argparse_spec(self))
+            emit("rejected", message=f"{self.prog}: error: {exc}", parser="argparse", spec=spec_of(_argparse_spec, self))
         except SystemExit as exc:
             emit("unreached", message=f"the parser exited with code {exc.code} (help or version)",
-                 parser="argparse", spec=_argparse_spec(self))
+                 parser="argparse", spec=spec_of(_argparse_spec, self))
         finally:
             _DEPTH[0] -= 1
         known = name != "parse_known_args"
         namespace_, extra = (result, []) if known else result
         params = dict(vars(namespace_))
         fields = dict(params=params, explicit=_explicit(self, params), parser="argparse",
-                      unrecognized=list(extra), spec=_argparse_spec(self))
+                      unrecognized=list(extra), spec=spec_of(_argparse_spec, self))
         if known:
             emit("accepted", **fields)
         _PENDING.clear()

@@ -13,10 +13,10 @@ def _click_spec(command):
     for p in command.params:
         if getattr(p, "hidden", False) or p.name == "help":
             continue
-        kind = "switch" if getattr(p, "is_flag", False) else getattr(p.type, "name", "str")
+        kind = "switch" if getattr(p, "is_flag", False) else getattr(getattr(p, "type", None), "name", "str")
         entry = {"name": " / ".join(p.opts) or p.name, "type": kind, "required": bool(p.required),
                  "help": " ".join(str(getattr(p, "help", "") or "").split())[:120]}
-        choices = getattr(p.type, "choices", None)
+        choices = getattr(getattr(p, "type", None), "choices", None)
         if choices:
             entry["choices"] = ", ".join(map(str, list(choices)[:24]))
         default = getattr(p, "default", None)
@@ -60,9 +60,9 @@ def _patch_click(core):
         try:
             ctx = original(self, info_name, args, parent=parent, **extra)
         except errors.UsageError as exc:
-            emit("rejected", message=f"Error: {exc.format_message()}", parser="click", spec=_click_spec(self))
+            emit("rejected", message=f"Error: {exc.format_message()}", parser="click", spec=spec_of(_click_spec, self))
         except (errors.Exit, errors.Abort):
-            emit("unreached", message="the parser exited (help or version)", parser="click", spec=_click_spec(self))
+            emit("unreached", message="the parser exited (help or version)", parser="click", spec=spec_of(_click_spec, self))
         rest = list(getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or [])
         if hasattr(self, "commands") and (rest or ctx.args):
             return ctx  # a group: its subcommand is parsed next
@@ -73,7 +73,7 @@ def _patch_click(core):
             node = node.parent
         defaults = {p.name: p.default for p in self.params}
         explicit = sorted(k for k, v in params.items() if defaults.get(k) != v)
-        emit("accepted", params=params, explicit=explicit, parser="click", spec=_click_spec(self))
+        emit("accepted", params=params, explicit=explicit, parser="click", spec=spec_of(_click_spec, self))
 
     core.Command.make_context = make_context
 
@@ -91,19 +91,19 @@ def _patch_fire(core):
         try:
             (varargs, kwargs), _consumed, remaining, _capacity = parse(args)
         except core.FireError as exc:
-            emit("rejected", message=f"ERROR: {exc}", parser="fire", spec=_signature_spec(fn))
+            emit("rejected", message=f"ERROR: {exc}", parser="fire", spec=spec_of(_signature_spec, fn))
         if any(str(a).startswith("-") for a in remaining):
             emit("rejected", message=f"ERROR: Could not consume arg: {remaining[0]}", parser="fire",
-                 spec=_signature_spec(fn))
+                 spec=spec_of(_signature_spec, fn))
         try:
             bound = inspect.signature(fn).bind(*varargs, **kwargs)
         except TypeError as exc:
-            emit("rejected", message=f"ERROR: {exc}", parser="fire", spec=_signature_spec(fn))
+            emit("rejected", message=f"ERROR: {exc}", parser="fire", spec=spec_of(_signature_spec, fn))
         except ValueError:
             return original(component, args, component_trace, treatment, target)
         bound.apply_defaults()
         params = dict(bound.arguments)
-        emit("accepted", params=params, explicit=sorted(kwargs), parser="fire", spec=_signature_spec(fn))
+        emit("accepted", params=params, explicit=sorted(kwargs), parser="fire", spec=spec_of(_signature_spec, fn))
 
     core._CallAndUpdateTrace = call
 
@@ -138,13 +138,13 @@ def _patch_absl(module):
         try:
             result = original(self, argv, known_only)
         except flags.Error as exc:
-            emit("rejected", message=f"FATAL Flags parsing error: {exc}", parser="absl", spec=_absl_spec(self))
+            emit("rejected", message=f"FATAL Flags parsing error: {exc}", parser="absl", spec=spec_of(_absl_spec, self))
         params, explicit = {}, []
         for flag in _own_flags(self):
             params[flag.name] = flag.value
             if flag.present:
                 explicit.append(flag.name)
-        emit("accepted", params=params, explicit=sorted(explicit), parser="absl", spec=_absl_spec(self))
+        emit("accepted", params=params, explicit=sorted(explicit), parser="absl", spec=spec_of(_absl_spec, self))
         return result
 
     module.FlagValues.__call__ = call
