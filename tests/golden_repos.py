@@ -266,8 +266,33 @@ def _native(root: Path) -> Path:
     return repo
 
 
+HF_TRAIN = """
+from dataclasses import dataclass, field
+
+import transformers
+
+
+@dataclass
+class DataArguments:
+    data_path: str = field(default="", metadata={"help": "Path to the training data."})
+
+
+if __name__ == "__main__":
+    parser = transformers.HfArgumentParser((DataArguments, transformers.TrainingArguments))
+    data_args, training_args = parser.parse_args_into_dataclasses()
+"""
+
+
+def _hf(root: Path) -> Path:
+    """A trainer whose flags are the repository's own dataclass and transformers' TrainingArguments."""
+    repo = make_check_repo(root)
+    (repo / "hf_train.py").write_text(HF_TRAIN)
+    return repo
+
+
 REPOS: dict[str, Callable[[Path], Path]] = {"check": _check, "fill": fill_repo, "models": _models,
-                                            "documented": _documented, "outside": _outside, "native": _native}
+                                            "documented": _documented, "outside": _outside, "native": _native,
+                                            "hf": _hf}
 
 
 def build_golden_repos(root: Path) -> dict[str, Path]:

@@ -211,6 +211,17 @@ _DECLARED = (
         (RuleCase("python train.py --data cora --zzz 1", target="train.py"),
          RuleCase("torchrun --nproc_per_nodes 2 train.py --data cora", target="torchrun")),
         quiet=(RuleCase("torchrun --nproc_per_node 2 train.py --data cora"),)),
+    Rule("parse-version", "parse", WARNING, 0.5, {
+        "": "{target}'s own parser refuses the command ({message}), but its fields come from {fields}, which "
+            "change between versions: check the flag against the version the repository pins"},
+        "the parser that refuses an unknown flag is built from dataclasses an installed library declares "
+        "(`HfArgumentParser` over transformers' `TrainingArguments`: `--evaluation_strategy` is gone from "
+        "transformers 5); what it accepts depends on the installed version, so the refusal is a warning naming "
+        "the library and its version, not an error",
+        (RuleCase("python hf_train.py --output_dir out --evaluation_strategy steps", repo="hf",
+                  target="hf_train.py"),),
+        quiet=(RuleCase("python hf_train.py --output_dir out --eval_strategy steps --data_path d.json",
+                        repo="hf"),)),
     Rule("parse-unfinished", "parse", WARNING, 1.0, {
         "": "{target}'s dry run reached no parser within its {cause} limit, so its parser never checked the "
             "command (it works or waits before it parses its arguments)",

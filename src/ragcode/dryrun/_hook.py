@@ -203,6 +203,27 @@ def _argparse_spec(parser):
     return out[:64]
 
 
+def _library_fields(parser):
+    """For a parser built from dataclasses (``HfArgumentParser``): those an installed library
+    declares, not the repository, as ``"transformers 5.2.0's TrainingArguments"``: their fields
+    change between that library's versions."""
+    from importlib import metadata
+
+    out = []
+    for kind in getattr(parser, "dataclass_types", None) or ():
+        module = sys.modules.get(getattr(kind, "__module__", ""))
+        path = os.path.abspath(getattr(module, "__file__", None) or ROOT)
+        if path.startswith(ROOT + os.sep):
+            continue
+        package = kind.__module__.split(".")[0]
+        try:
+            version = metadata.version(package)
+        except Exception:  # noqa: BLE001 - not a distribution of that name
+            version = "(version unknown)"
+        out.append(f"{package} {version}'s {kind.__name__}")
+    return out
+
+
 def _parse_wrapper(name, original):
     def patched(self, args=None, namespace=None):
         if _DEPTH[0] or sys._getframe(1).f_globals.get("__name__", "").startswith(DEFERRING):
@@ -211,9 +232,11 @@ def _parse_wrapper(name, original):
         try:
             result = original(self, args, namespace)
         except Rejected as exc:
-            emit("rejected", message=str(exc), parser="argparse", spec=spec_of(_argparse_spec, self))
+            emit("rejected", message=str(exc), parser="argparse", spec=spec_of(_argparse_spec, self),
+                 versioned=spec_of(_library_fields, self))
         except argparse.ArgumentError as exc:
-            emit("rejected", message=f"{self.prog}: error: {exc}", parser="argparse", spec=spec_of(_argparse_spec, self))
+            emit("rejected", message=f"{self.prog}: error: {exc}", parser="argparse", spec=spec_of(_argparse_spec, self),
+                 versioned=spec_of(_library_fields, self))
         except SystemExit as exc:
             emit("unreached", message=f"the parser exited with code {exc.code} (help or version)",
                  parser="argparse", spec=spec_of(_argparse_spec, self))
@@ -224,6 +247,8 @@ def _parse_wrapper(name, original):
         params = dict(vars(namespace_))
         fields = dict(params=params, explicit=_explicit(self, params), parser="argparse",
                       unrecognized=list(extra), spec=spec_of(_argparse_spec, self))
+        if extra:  # a later refusal of these words is the refusal of the parser's own fields
+            fields["versioned"] = spec_of(_library_fields, self)
         if known:
             emit("accepted", **fields)
         _PENDING.clear()
@@ -267,7 +292,8 @@ def _arm(caller):
         elif event == "return":
             exc = state["exc"]
             if exc is not None and not in_script:
-                emit("rejected", message=f"{type(exc).__name__}: {exc}", parser=_PENDING.get("parser"))
+                emit("rejected", message=f"{type(exc).__name__}: {exc}", parser=_PENDING.get("parser"),
+                     unrecognized=_PENDING.get("unrecognized", []), versioned=_PENDING.get("versioned", []))
             finish_pending()
         return local
 

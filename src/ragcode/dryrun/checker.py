@@ -3,7 +3,9 @@ has spoken.
 
 - the parser refused the command (or a Python call does not bind to the callee's signature, or
   a constant key is not in the repository's mapping): an error, ``parse-rejected``, carrying the
-  parser's own message;
+  parser's own message; a flag unknown to a parser whose fields an installed library declares
+  (``HfArgumentParser`` over transformers' ``TrainingArguments``) is a warning, ``parse-version``:
+  those fields differ between the library's versions, and the repository may pin another;
 - the parser took the command with ``parse_known_args`` and left words of it unread: a warning,
   ``ignored-args`` (those values reach nothing);
 - the sandbox cut the run before its parser answered (its time limit, a memory or disk bound, a
@@ -58,6 +60,11 @@ def _verdict(result: ParseResult) -> list[Finding]:
                 for call in result.calls if call.get("status") == REJECTED]
     if result.status == REJECTED:
         message = result.message.strip().splitlines()[-1] if result.message.strip() else "refused"
+        unknown = result.unrecognized or "unrecognized arguments" in message
+        if result.versioned and unknown:  # a flag unknown to fields of the installed library's version
+            return [Finding("parse", "parse-version", say("parse-version", target=_target(result), message=message,
+                                                          fields=", ".join(result.versioned)),
+                            WARNING, entry.line, entry.target)]
         return [Finding("parse", "parse-rejected", say("parse-rejected", target=_target(result), message=message),
                         ERROR, entry.line, entry.target)]
     if result.status == ACCEPTED and result.unrecognized:

@@ -39,6 +39,8 @@ class ParseResult:
     cause: str = ""  # what cut it, in words: the limit ("30 s", "4096 MB memory") or the crash ("killed by SIGKILL")
     # the parameters the parser declares, as plain strings (name, type, choices, default, required, help)
     spec: list[dict[str, Any]] = field(default_factory=list)
+    # a refusing parser's fields that an installed library declares ("transformers 5.2.0's TrainingArguments")
+    versioned: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -157,11 +157,12 @@ class DryRunner:
     @staticmethod
     def _result(entry: Entry, record: dict[str, Any]) -> ParseResult:
         fields = {k: record[k] for k in ("params", "explicit", "unrecognized", "message", "parser", "calls",
-                                         "stubbed", "cut", "cause", "spec") if k in record}
+                                         "stubbed", "cut", "cause", "spec", "versioned") if k in record}
         if not isinstance(fields.get("params", {}), dict):
             fields["params"] = {}
-        if not isinstance(fields.get("spec", []), list):
-            fields["spec"] = []
+        for listed in ("spec", "versioned"):
+            if not isinstance(fields.get(listed, []), list):
+                fields[listed] = []
         return ParseResult(str(record.get("status", UNREACHED)), entry, **fields)
 
     def _executor_for(self) -> Any:
