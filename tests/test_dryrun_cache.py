@@ -282,3 +282,16 @@ def test_two_processes_checking_the_same_answer_at_once_agree_and_leave_one_vali
     run = DryRunner(cache_dir=cache)
     started = _counted(run)
     assert one("python train.py --model-type ViT-L", repo, run).status == "rejected" and started == []
+
+
+@needs_bwrap
+def test_a_verdict_that_depends_on_hundreds_of_files_is_still_read(tmp_path: Path) -> None:
+    """The record lists every file the run read; a script importing a large package (detectron2's
+    train_net.py) made it longer than the 4000 bytes of stdout an answer's run keeps, and the
+    verdict was lost as a run that 'ended without a parse'."""
+    files = {f"pkg/module_with_a_long_name_{i}.py": f"VALUE_{i} = {i}\n" for i in range(300)}
+    files["pkg/__init__.py"] = "".join(f"from pkg.module_with_a_long_name_{i} import VALUE_{i}\n" for i in range(300))
+    files["train.py"] = "import argparse\nimport pkg\np = argparse.ArgumentParser()\np.add_argument('--lr')\np.parse_args()\n"
+    repo = write(tmp_path / "repo", files)
+    r = one("python train.py --lr 1", repo, runner(tmp_path))
+    assert r.status == "accepted" and not r.cut and r.params == {"lr": "1"}

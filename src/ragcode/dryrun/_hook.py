@@ -25,7 +25,7 @@ import types
 import zlib
 
 MARK = "RAGCODE-DRYRUN "
-RECORD_BYTES = 3600  # an encoded record's size at most: the executor keeps the last 4000 bytes of stdout
+RECORD_BYTES = 64_000  # an encoded record's size at most: a long parameter list is cut to fit
 LINE_BUDGET = 40  # lines the calling frame may run after a partial parse, looking for the final one
 _OUT = os.dup(1)
 _LOG = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ragcode-dryrun.log")
@@ -86,8 +86,8 @@ def _encoded(record):
 
 
 def _fitting(record):
-    """``record`` encoded in at most ``RECORD_BYTES`` (the executor keeps the last 4000 bytes of
-    the program's stdout): a long ``spec`` loses its help texts, then its later parameters."""
+    """``record`` encoded, a long ``spec`` cut to fit ``RECORD_BYTES`` (well within the end of stdout
+    the sandbox keeps for a dry run): first its help texts, then its later parameters."""
     data = _encoded(record)
     spec = record.get("spec")
     if len(data) > RECORD_BYTES and isinstance(spec, list) and spec:

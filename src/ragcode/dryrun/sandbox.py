@@ -39,6 +39,9 @@ HOOK_FILES = ("_hook.py", "_hook_stubs.py", "_hook_deps.py", "_hook_launch.py", 
 LOADER = ("import base64,json,sys,zlib;S=json.loads(zlib.decompress(base64.b64decode(sys.argv[1])));"
           "exec(compile(S.pop('hook'),'<ragcode-dryrun>','exec'),{'__name__':'ragcode_dryrun','SPEC':S})")
 DEFAULT_TIMEOUT_S = 30.0
+# the end of the run's stdout kept: the last record with the files and modules it depended on (a
+# script importing a large package records hundreds; 4000 bytes, an answer's tail, cut them)
+RECORD_TAIL_BYTES = 1 << 20
 # the execution settings a dry run's verdict can depend on (the rest is forced or unused there)
 SETTINGS = ("env", "ro_paths", "memory_mb", "cpu_s", "file_mb", "disk_mb", "max_procs", "sandbox_uid_base")
 
@@ -123,7 +126,7 @@ class DryRunner:
             return None
         with tempfile.TemporaryDirectory(prefix="ragcode-probe-") as empty:
             result = executor.run(ExecSpec(shlex.join(["python", "-c", code]), "bash", Path(empty), ".",
-                                           self.timeout_s, repo_name=repo_name))
+                                           self.timeout_s, repo_name=repo_name, stdout_bytes=RECORD_TAIL_BYTES))
         return None if result.infra_error or result.exit_code != 0 else result.stdout
 
     def settings(self) -> dict[str, Any]:
@@ -203,7 +206,7 @@ class DryRunner:
         if executor is None:
             return {"status": UNREACHED, "message": "no bubblewrap sandbox to run the parser in", "cache": False}
         spec = ExecSpec(self.command(entry, stub_all), "bash", Path(ctx.repo_dir), entry.workdir, self.timeout_s,
-                        repo_name=Path(ctx.repo_dir).name)
+                        repo_name=Path(ctx.repo_dir).name, stdout_bytes=RECORD_TAIL_BYTES)
         result = executor.run(spec)
         if result.infra_error:
             return {"status": UNREACHED, "message": f"sandbox: {result.infra_error}", "cache": False}

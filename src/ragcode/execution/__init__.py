@@ -26,6 +26,7 @@ class ExecSpec:
     working directory and run with the repository's interpreter). ``workdir`` is the task's
     ``path`` relative to ``repo_dir``. ``drain_stdout=False`` reproduces the official ML-Bench
     harness, which connects stdout to a pipe it never reads (a chatty answer then blocks).
+    ``stdout_bytes``: how much of stdout's end the result keeps (the local executor).
     """
 
     code: str
@@ -35,6 +36,7 @@ class ExecSpec:
     timeout_s: float = 10.0
     repo_name: str = ""
     drain_stdout: bool = True
+    stdout_bytes: int = 4000  # what is kept of stdout (its end); the dry run's record needs more
 
 
 @dataclass(frozen=True)

@@ -350,7 +350,7 @@ class LocalExecutor:
                     os.close(report[1])
             # drain_stdout=False: a pipe nobody reads, exactly like the official harness
             assert proc.stdout is not None and proc.stderr is not None
-            out = Tail(proc.stdout) if spec.drain_stdout else None
+            out = Tail(proc.stdout, spec.stdout_bytes) if spec.drain_stdout else None
             err = Tail(proc.stderr)
             reader = os.fdopen(report[0], "rb") if report else None
             try:

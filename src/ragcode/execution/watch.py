@@ -25,10 +25,11 @@ POLL_S = 0.2
 
 
 class Tail:
-    """Reads a pipe to its end on a thread, keeping only the last ``TAIL_BYTES`` bytes."""
+    """Reads a pipe to its end on a thread, keeping only the last ``keep`` bytes (``TAIL_BYTES``)."""
 
-    def __init__(self, pipe: IO[bytes]):
+    def __init__(self, pipe: IO[bytes], keep: int = TAIL_BYTES):
         self._pipe = pipe
+        self.keep = keep
         self._buf = bytearray()
         self._lock = threading.Lock()
         self.total = 0
@@ -47,14 +48,14 @@ class Tail:
             with self._lock:
                 self._buf += chunk
                 self.total += len(chunk)
-                if len(self._buf) > 4 * TAIL_BYTES:
-                    del self._buf[:-TAIL_BYTES]
+                if len(self._buf) > 4 * self.keep:
+                    del self._buf[:-self.keep]
 
     def text(self, join_s: float = 5.0) -> str:
         """The tail, once the pipe ended (every writer gone) or after ``join_s``."""
         self._thread.join(join_s)
         with self._lock:
-            return bytes(self._buf[-TAIL_BYTES:]).decode("utf-8", "replace")
+            return bytes(self._buf[-self.keep:]).decode("utf-8", "replace")
 
     def close(self) -> None:
         if not self._thread.is_alive():
