@@ -151,6 +151,7 @@ class CheckRecord(TypedDict, total=False):
     words_said: int
     original_index: int  # the sample it was before checked selection reordered them
     rank: int
+    parsed: bool  # the repository's own parser accepted it (checked selection prefers such an answer)
     autofix: dict[str, Any]  # the corrections autofix and fill made
     repair: list[dict[str, Any]]  # the repair rounds
 
