@@ -34,7 +34,7 @@ from ragcode.check import CheckContext
 from ragcode.dryrun.result import Entry, ParseResult
 from ragcode.errors import RepoPathError
 from ragcode.fileio import inside_repo
-from ragcode.shell import logical_lines, parse_command, split_commands, starts_like_command
+from ragcode.shell import PYTHON, logical_lines, parse_command, split_commands, starts_like_command
 from ragcode.types import Context
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ log = logging.getLogger(__name__)
 
 _SCRIPT_NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.py)\b")
 _WORD = re.compile(r"[a-z]{3,}")
-_PYTHON = re.compile(r"(?:\S*/)?python[\d.]*")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +73,7 @@ def launches(text: str) -> dict[tuple[str, str], str]:
             call = parse_command(words)
             if call is None or "$" in call.target or not (call.kind == "module" or call.target.endswith(".py")):
                 continue
-            plain = not call.launcher or _PYTHON.fullmatch(call.launcher)
+            plain = not call.launcher or PYTHON.match(call.launcher)
             how = "" if plain else " ".join([call.launcher, *call.launcher_args])
             found.setdefault((call.kind, call.target), how)
     return found
@@ -84,8 +83,8 @@ def _resolve(kind: str, target: str, ctx: CheckContext, launcher: str = "") -> T
     """Where ``target`` runs from: the task's folder, else the repository's root; None when it
     is not a file (or module file) inside the repository."""
     repo = Path(ctx.repo_dir).resolve()
+    rel = target.replace(".", "/") + ".py" if kind == "module" else target
     for base in (ctx.task_dir, repo):
-        rel = target.replace(".", "/") + ".py" if kind == "module" else target
         try:
             path = inside_repo(repo, str(Path(base).relative_to(repo) / rel))
         except (RepoPathError, ValueError):
