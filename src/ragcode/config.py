@@ -190,6 +190,8 @@ class ContextConfig(_Section):
     # a Python instruction: api_top api chunks of what it uses, api_chars each, after api_after hits
     api_top: NonNegative = 2
     api_chars: NonNegative = 800
+    # of those, at most api_described for the definitions it describes in plain words
+    api_described: NonNegative = 1
     api_after: NonNegative = 2
     order: Literal["score", "path"] = "score"
     # after each of the top ``expand_top`` hits, also offer the ``expand_next`` chunks that follow

@@ -94,9 +94,12 @@ class ApiPicker:
         self.ccfg = ccfg
         self.lookup = lookup
 
-    def pick(self, hits: Sequence[Hit], query: str, named: Sequence[Chunk]) -> list[Hit]:
+    def pick(self, hits: Sequence[Hit], query: str, named: Sequence[Chunk],
+             described: tuple[Sequence[Chunk], set[str]] = ((), set())) -> list[Hit]:
         """Focused api chunks for ``query`` (``[]`` unless it expects Python, or is
-        search-sized and ``named`` holds the api chunks of definitions it names)."""
+        search-sized and ``named`` holds the api chunks of definitions it names); after
+        ``named``, ``described``: the api chunks of the definitions it describes in plain words,
+        with those definitions' names."""
         ccfg = self.ccfg
         short = len(query.split()) <= SYMBOL_QUERY_WORDS
         if ccfg.api_top <= 0 or not (expects_python(query) or (named and short)):
@@ -111,8 +114,9 @@ class ApiPicker:
                 found.setdefault(hit.chunk.id, hit.chunk)
         want = _stems(query)
         ranked = sorted(found.values(), key=lambda c: -len(_stems(c.text) & want))
-        chosen = {c.id: c for c in list(named) + ranked}
+        chosen = {c.id: c for c in [*named, *described[0], *ranked]}
         names = set(used_names(query)) | {w for w in re.findall(r"[A-Za-z_][\w.]*", query)}
+        names |= described[1]
         for hit in hits[:ccfg.pair_top]:
             names |= set(used_names(hit.chunk.text))
         picked = list(chosen.values())[:ccfg.api_top]

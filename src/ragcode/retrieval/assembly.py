@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from ragcode.config import ContextConfig
-from ragcode.retrieval.api_context import ApiPicker
+from ragcode.retrieval.api_context import ApiPicker, expects_python
 from ragcode.retrieval.base import chunk_table
 from ragcode.retrieval.packing import PackSettings, pack
 from ragcode.retrieval.symbols import SymbolTable
@@ -50,7 +50,10 @@ class ContextAssembler:
         if self._symbols is None:
             self._symbols = SymbolTable(chunk_table(self.corpus)[1])
         named = self._symbols.named_api(query) if self._symbols else []
-        return ApiPicker(self.ccfg, self.lookup).pick(hits, query, named)
+        described: tuple[list[Chunk], set[str]] = ([], set())
+        if self._symbols and self.ccfg.api_described > 0 and expects_python(query):
+            described = self._symbols.described_api(query, self.ccfg.api_described)
+        return ApiPicker(self.ccfg, self.lookup).pick(hits, query, named, described)
 
     def lookup(self, ids: Iterable[str]) -> list[Chunk]:
         if self._by_id is None:

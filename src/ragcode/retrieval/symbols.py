@@ -53,6 +53,7 @@ class SymbolTable:
         self.api_of: dict[str, Chunk] = {}  # qualified name -> the api chunk listing it
         self.docs: list[tuple[set[str], tuple[dict[str, Any], Chunk]]] = []
         self.postings: dict[str, list[int]] = {}  # word -> positions in ``docs``
+        self._described: Any = None  # a DefinitionIndex, built on first use
         for c in chunks:
             if c.kind == "api":
                 for qual in c.metadata.get("listed", []):
@@ -126,6 +127,23 @@ class SymbolTable:
             if chunk.id not in out and len(out) < limit:
                 out[chunk.id] = Hit(chunk=chunk, score=1.0, rank=len(out), source="symbol-doc")
         return list(out.values())
+
+    def described_api(self, query: str, limit: int = 1) -> tuple[list[Chunk], set[str]]:
+        """The api chunks listing the definitions ``query`` describes best in plain words
+        (``definitions.DefinitionIndex``), at most ``limit``, and those definitions' names."""
+        if self._described is None:
+            from ragcode.retrieval.definitions import DefinitionIndex
+
+            self._described = DefinitionIndex([sym for sym, _ in self.by_qualname.values()])
+        chunks: dict[str, Chunk] = {}
+        names: set[str] = set()
+        for sym in self._described.best(query, limit=3 * limit):
+            api = self.api_of.get(str(sym.get("qualname", "")))
+            if api is None or (api.id not in chunks and len(chunks) >= limit):
+                continue
+            chunks.setdefault(api.id, api)
+            names.add(str(sym.get("parent") if sym.get("name") == "__init__" else sym.get("name")))
+        return list(chunks.values()), names
 
     def named_api(self, query: str, limit: int = 3) -> list[Chunk]:
         """The api chunks listing the definitions the query names."""
