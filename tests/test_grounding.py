@@ -57,7 +57,8 @@ def test_render_puts_the_instructions_parameters_first_within_the_budget() -> No
     assert lines.index("  --opt0 int (default: 0)") < lines.index("  --eval switch - evaluate only")
     assert render(ParseResult("unreached", Entry("script", "x.py")), "x.py", "", 500) == ""
     launched = render(result, "main.py", "", 400, launcher="torchrun --nproc_per_node 8")
-    assert launched.splitlines()[1] == "  (the repository launches it as: torchrun --nproc_per_node 8 main.py ...)"
+    assert launched.splitlines()[1] == \
+        "  Run it as the repository's docs do: torchrun --nproc_per_node 8 main.py [parameters]"
 
 
 @needs_bwrap

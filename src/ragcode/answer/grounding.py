@@ -8,8 +8,12 @@ parser, and puts them at the head of the context:
 1. the scripts: those the instruction names (``train.py``), then those the context's command
    lines run (``python tools/train.py ...``, ``torchrun ... main.py``, ``python -m pkg.mod``), in
    the order the context gives them (best passage first), at most ``generation.ground_scripts``,
-   each one that exists in the repository; where the context launches it through a launcher
-   (``torchrun --nproc_per_node 8``, ``accelerate launch``), the table's heading says so;
+   each one that exists in the repository; how the repository launches each is read from the
+   context's command lines and from its own Markdown docs (``repository_launches``): where they
+   run it only through a launcher (``torchrun --nproc_per_node 8``, ``accelerate launch``,
+   ``python -m torch.distributed.launch``), or run it both ways and the instruction asks for
+   several GPUs, nodes or processes (``wants_several``), the table's heading says to run it so,
+   and, for such an instruction, the scripts the docs launch that way come first;
 2. each is started parse-only in the sandbox with no arguments (``ragcode.dryrun``: the same
    dry run the ``parse`` check uses, cached the same way); the parser's declared parameters
    (argparse and HfArgumentParser, click and typer, python-fire's function, absl flags) come back
@@ -25,6 +29,7 @@ an import that fails) adds nothing: a grounding that cannot tell says nothing.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import re
 from pathlib import Path
@@ -44,6 +49,12 @@ log = logging.getLogger(__name__)
 
 _SCRIPT_NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.py)\b")
 _WORD = re.compile(r"[a-z]{3,}")
+_SEVERAL = re.compile(
+    r"\b(?:(?:[2-9]|\d{2,}|two|three|four|six|eight|sixteen|multiple|several|all)[\s-]+(?:\w+[\s-]+)?"
+    r"(?:gpus?|nodes?|processes|devices)|multi[- ]?(?:gpu|node|process)|distributed|data[- ]parallel|"
+    r"ddp|torchrun|accelerate launch|deepspeed)\b", re.I)
+DOC_FILES = 40  # Markdown files read for the repository's launch lines
+DOC_BYTES = 200_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,11 +71,11 @@ class Target:
         return f"python -m {self.target}" if self.kind == "module" else self.target
 
 
-def launches(text: str) -> dict[tuple[str, str], str]:
-    """``(kind, target)`` -> how the first command line running it launches it, when that is a
-    launcher rather than plain ``python`` (``torchrun --nproc_per_node 8``, ``accelerate launch``),
-    else ``""``; in the order of ``text``."""
-    found: dict[tuple[str, str], str] = {}
+def launch_forms(text: str) -> dict[tuple[str, str], list[str]]:
+    """``(kind, target)`` -> how the command lines of ``text`` launch it, each way once in the
+    order met: ``""`` for plain ``python``, else the launcher with its options
+    (``torchrun --nproc_per_node 8``, ``accelerate launch``); targets in the order of ``text``."""
+    found: dict[tuple[str, str], list[str]] = {}
     for _, line in logical_lines(text):
         line = line.strip().strip("`").removeprefix("$ ").removeprefix("!")
         if not starts_like_command(line):
@@ -75,7 +86,59 @@ def launches(text: str) -> dict[tuple[str, str], str]:
                 continue
             plain = not call.launcher or PYTHON.match(call.launcher)
             how = "" if plain else " ".join([call.launcher, *call.launcher_args])
-            found.setdefault((call.kind, call.target), how)
+            forms = found.setdefault((call.kind, call.target), [])
+            if how not in forms:
+                forms.append(how)
+    return found
+
+
+def launches(text: str) -> dict[tuple[str, str], str]:
+    """``(kind, target)`` -> how the first command line running it launches it (``""`` for
+    plain python), in the order of ``text``."""
+    return {key: forms[0] for key, forms in launch_forms(text).items()}
+
+
+def wants_several(instruction: str) -> bool:
+    """The instruction asks for several GPUs, nodes or processes, or names distributed running."""
+    return bool(_SEVERAL.search(instruction))
+
+
+def launcher_for(forms: list[str], several: bool) -> str:
+    """The launcher to name for a script the docs run in ``forms``: the first one, when the docs
+    never run it with plain python, or when they do and the task wants several GPUs; else ``""``."""
+    launched = [f for f in forms if f]
+    if not launched or ("" in forms and not several):
+        return ""
+    return launched[0]
+
+
+def repository_launches(repo_dir: str | Path) -> dict[tuple[str, str], list[str]]:
+    """``launch_forms`` of the repository's own documentation: the README and the Markdown files
+    at most two folders down (``DOC_FILES`` of them, ``DOC_BYTES`` each), cached until one of
+    them changes."""
+    root = Path(repo_dir)
+    files: list[tuple[str, int]] = []
+    for pattern in ("*.md", "*/*.md", "*/*/*.md"):
+        for path in sorted(root.glob(pattern)):
+            if len(files) >= DOC_FILES:
+                break
+            if path.is_file() and not any(p.startswith(".") for p in path.relative_to(root).parts):
+                files.append((str(path), path.stat().st_mtime_ns))
+    return _doc_launches(tuple(files))
+
+
+@functools.lru_cache(maxsize=32)
+def _doc_launches(files: tuple[tuple[str, int], ...]) -> dict[tuple[str, str], list[str]]:
+    found: dict[tuple[str, str], list[str]] = {}
+    for name, _mtime in files:
+        try:
+            with open(name, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(DOC_BYTES)
+        except OSError:
+            continue
+        for key, forms in launch_forms(text).items():
+            known = found.setdefault(key, [])
+            known.extend(f for f in forms if f not in known)
     return found
 
 
@@ -95,11 +158,22 @@ def _resolve(kind: str, target: str, ctx: CheckContext, launcher: str = "") -> T
 
 
 def targets(instruction: str, context_text: str, ctx: CheckContext, limit: int) -> list[Target]:
-    documented = launches(context_text)
+    """The scripts to ground, each with the launcher to name (see the module doc)."""
+    in_context = launch_forms(context_text)
+    in_docs = repository_launches(ctx.repo_dir)
+    several = wants_several(instruction)
+
+    def launcher(key: tuple[str, str]) -> str:
+        forms = in_context.get(key, [])
+        return launcher_for([*forms, *(f for f in in_docs.get(key, []) if f not in forms)], several)
+
     named = [("script", m) for m in _SCRIPT_NAME.findall(instruction)]
+    documented = list(in_context)
+    if several:  # the scripts the docs launch on several GPUs first
+        documented.sort(key=lambda key: not launcher(key))
     out: list[Target] = []
     for kind, target in [*named, *documented]:
-        found = _resolve(kind, target, ctx, documented.get((kind, target), ""))
+        found = _resolve(kind, target, ctx, launcher((kind, target)))
         if found is not None and found not in out:
             out.append(found)
         if len(out) >= limit:
@@ -136,7 +210,7 @@ def render(result: ParseResult, shown: str, instruction: str, budget: int, launc
     head = f"Parameters of {shown}, read from its own {result.parser or 'parser'} parser " \
            "(spell them exactly so):"
     if launcher:
-        head += f"\n  (the repository launches it as: {launcher} {shown} ...)"
+        head += f"\n  Run it as the repository's docs do: {launcher} {shown} [parameters]"
     want = _stems(instruction)
     lines = [_line(p) for p in result.spec]
     score = [len(_stems(str(p.get("name", ""))) & want) for p in result.spec]
