@@ -162,20 +162,25 @@ def _short(value):
     return value if isinstance(value, str) else repr(value)
 
 
-def _argparse_param(action):
-    """One parameter of an argparse parser as plain strings: name(s), type, choices, default."""
-    names = " / ".join(action.option_strings) or action.dest
-    if action.nargs == 0:
-        kind = "switch"
-    else:
-        kind = getattr(action.type, "__name__", "") or "str"
-    out = {"name": names, "type": kind, "required": bool(action.required),
-           "help": " ".join(str(action.help or "").split())[:120]}
-    if action.choices is not None:
-        out["choices"] = ", ".join(map(str, list(action.choices)[:24]))
-    if action.default is not None and action.default is not argparse.SUPPRESS and action.nargs != 0:
-        out["default"] = _short(action.default)[:60]
+def param(name, kind, required, help_text="", choices=None, default=None):
+    """One declared parameter as plain strings (what every parser library's spec is made of):
+    name(s), type, required, help (one line, 120 characters), up to 24 choices, default."""
+    out = {"name": name, "type": kind, "required": bool(required),
+           "help": " ".join(str(help_text or "").split())[:120]}
+    if choices:
+        out["choices"] = ", ".join(map(str, list(choices)[:24]))
+    if default is not None:
+        out["default"] = _short(default)[:60]
     return out
+
+
+def _argparse_param(action):
+    """One parameter of an argparse parser: a switch takes no value and shows no default."""
+    names = " / ".join(action.option_strings) or action.dest
+    kind = "switch" if action.nargs == 0 else getattr(action.type, "__name__", "") or "str"
+    shown = action.default is not argparse.SUPPRESS and action.nargs != 0
+    return param(names, kind, action.required, action.help, action.choices,
+                 action.default if shown else None)
 
 
 def spec_of(read, *args):

@@ -13,17 +13,12 @@ def _click_spec(command):
     for p in command.params:
         if getattr(p, "hidden", False) or p.name == "help":
             continue
-        kind = "switch" if getattr(p, "is_flag", False) else getattr(getattr(p, "type", None), "name", "str")
-        entry = {"name": " / ".join(p.opts) or p.name, "type": kind, "required": bool(p.required),
-                 "help": " ".join(str(getattr(p, "help", "") or "").split())[:120]}
-        choices = getattr(getattr(p, "type", None), "choices", None)
-        if choices:
-            entry["choices"] = ", ".join(map(str, list(choices)[:24]))
+        flag = getattr(p, "is_flag", False)
+        kind = "switch" if flag else getattr(getattr(p, "type", None), "name", "str")
         default = getattr(p, "default", None)
-        if default is not None and not callable(default) and not getattr(p, "is_flag", False) \
-                and "UNSET" not in repr(default):
-            entry["default"] = _short(default)[:60]
-        out.append(entry)
+        shown = not callable(default) and not flag and "UNSET" not in repr(default)
+        out.append(param(" / ".join(p.opts) or p.name, kind, p.required, getattr(p, "help", ""),
+                         getattr(getattr(p, "type", None), "choices", None), default if shown else None))
     commands = getattr(command, "commands", None)
     if commands:
         out.append({"name": "command", "type": "subcommand", "required": True,
@@ -42,11 +37,9 @@ def _signature_spec(fn):
     for p in params:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
-        entry = {"name": f"--{p.name}", "required": p.default is p.empty, "help": "",
-                 "type": getattr(p.annotation, "__name__", "") if p.annotation is not p.empty else ""}
-        if p.default is not p.empty and p.default is not None:
-            entry["default"] = _short(p.default)[:60]
-        out.append(entry)
+        kind = getattr(p.annotation, "__name__", "") if p.annotation is not p.empty else ""
+        out.append(param(f"--{p.name}", kind, p.default is p.empty,
+                         default=None if p.default is p.empty else p.default))
     return out[:64]
 
 
@@ -121,11 +114,7 @@ def _own_flags(values):
 def _absl_spec(values):
     out = []
     for flag in _own_flags(values)[:64]:
-        entry = {"name": f"--{flag.name}", "type": str(flag.flag_type()), "required": False,
-                 "help": " ".join(str(flag.help or "").split())[:120]}
-        if flag.default is not None:
-            entry["default"] = _short(flag.default)[:60]
-        out.append(entry)
+        out.append(param(f"--{flag.name}", str(flag.flag_type()), False, flag.help, default=flag.default))
     return out
 
 
