@@ -36,21 +36,36 @@ def test_wants_several_reads_gpus_nodes_and_processes(instruction: str, several:
 
 def test_launcher_is_named_when_the_docs_only_launch_or_the_task_wants_several_gpus() -> None:
     torch_launch = "python -m torch.distributed.launch --nproc_per_node=1"
-    assert launcher_for([torch_launch], several=False) == torch_launch  # never run plain
-    assert launcher_for(["", "torchrun --nproc_per_node 8"], several=False) == ""
-    assert launcher_for(["", "torchrun --nproc_per_node 8"], several=True) == "torchrun --nproc_per_node 8"
-    assert launcher_for([""], several=True) == "" and launcher_for([], several=True) == ""
+    assert launcher_for([torch_launch], "evaluate it") == torch_launch  # never run plain
+    assert launcher_for(["", "torchrun --nproc_per_node 8"], "train it") == ""
+    assert launcher_for(["", "torchrun --nproc_per_node 8"], "train it on 8 GPUs") == "torchrun --nproc_per_node 8"
+    assert launcher_for([""], "train on 8 GPUs") == "" and launcher_for([], "train on 8 GPUs") == ""
 
 
-def test_repository_launches_reads_its_markdown_and_sees_an_edit(tmp_path: Path) -> None:
+def test_for_several_gpus_a_launcher_setting_a_process_count_and_sharing_words_wins() -> None:
+    forms = ["", "accelerate launch --cpu", "accelerate launch --mixed_precision fp16",
+             "accelerate launch --multi_gpu --num_processes 2", "torchrun --nproc_per_node 2"]
+    assert launcher_for(forms, "train on 2 GPUs with fp16") == "accelerate launch --multi_gpu --num_processes 2"
+    assert launcher_for(forms, "train on 2 GPUs with torchrun") == "torchrun --nproc_per_node 2"
+    mpi = ["mpirun -f hostfile -n 16 -ppn 4 python", "mpirun -np 2 python"]
+    assert launcher_for(mpi, "train on 2 GPUs") == "mpirun -np 2 python"  # the task's own count
+    only = ["accelerate launch --cpu", "accelerate launch --mixed_precision fp16"]
+    assert launcher_for(only, "train it with mixed precision fp16") == "accelerate launch --mixed_precision fp16"
+    assert launcher_for(only, "train it") == "accelerate launch --cpu"  # the first one on a tie
+
+
+def test_repository_launches_reads_its_markdown_from_the_files_folder_and_sees_an_edit(tmp_path: Path) -> None:
     repo = write(tmp_path / "repo", {
-        "README.md": "```\npython eval_knn.py --data /d\n```\n",
+        "eval_knn.py": SCRIPT, "main.py": SCRIPT, "examples/nlp.py": SCRIPT,
+        "README.md": "```\npython eval_knn.py --data /d\npython gone.py\n```\n",
         "docs/TRAINING.md": "Single machine:\n```\npython -m torch.distributed.launch --nproc_per_node=8 main.py \\\n"
                             "  --model tiny\n```\n",
-        ".github/NOTES.md": "torchrun --nproc_per_node 4 hidden.py\n"})
+        "examples/README.md": "```\naccelerate launch ./nlp.py\npython -m pkg.cli\n```\n",
+        ".github/NOTES.md": "torchrun --nproc_per_node 4 main.py\n"})
     found = repository_launches(repo)
-    assert found == {("script", "eval_knn.py"): [""],
-                     ("script", "main.py"): ["python -m torch.distributed.launch --nproc_per_node=8"]}
+    assert found == {("script", "eval_knn.py"): [""],  # gone.py is not in the repository
+                     ("script", "main.py"): ["python -m torch.distributed.launch --nproc_per_node=8"],
+                     ("script", "examples/nlp.py"): ["accelerate launch"], ("module", "pkg.cli"): [""]}
     readme = repo / "README.md"
     readme.write_text("```\ntorchrun --nproc_per_node 2 eval_knn.py\n```\n")
     os.utime(readme, ns=(1, 1))  # a different mtime, whatever the clock's resolution
@@ -74,3 +89,16 @@ def test_targets_name_the_documented_launcher_and_put_launched_scripts_first_for
         ("main.py", "python -m torch.distributed.launch --nproc_per_node=8")]
     named = targets("run submit.py on 8 GPUs", context, ctx, limit=1)
     assert [t.target for t in named] == ["submit.py"]  # the instruction's own script stays first
+
+
+def test_a_task_folders_script_finds_the_launch_its_folders_readme_documents(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {
+        "examples/nlp_example.py": SCRIPT,
+        "examples/README.md": "```\npython ./nlp_example.py\naccelerate launch --cpu ./nlp_example.py\n"
+                              "accelerate launch --multi_gpu --num_processes 2 ./nlp_example.py\n```\n"})
+    ctx = CheckContext(repo, "examples")
+    (found,) = targets("Train nlp_example.py on 2 GPUs with fp16", "", ctx, limit=2)
+    assert (found.target, found.workdir) == ("nlp_example.py", "examples")
+    assert found.launcher == "accelerate launch --multi_gpu --num_processes 2"
+    (plain,) = targets("Train nlp_example.py with fp16", "", ctx, limit=2)
+    assert plain.launcher == ""

@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import posixpath
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,9 @@ _SEVERAL = re.compile(
     r"\b(?:(?:[2-9]|\d{2,}|two|three|four|six|eight|sixteen|multiple|several|all)[\s-]+(?:\w+[\s-]+)?"
     r"(?:gpus?|nodes?|processes|devices)|multi[- ]?(?:gpu|node|process)|distributed|data[- ]parallel|"
     r"ddp|torchrun|accelerate launch|deepspeed)\b", re.I)
+_PROCESS_COUNT = re.compile(r"--(?:nproc[_-]per[_-]node|num[_-]processes|multi[_-]gpu|num[_-]gpus|gpus|"
+                            r"nnodes)\b|(?:^|\s)-np?\s")
+_NUMBER = re.compile(r"\b\d+\b")
 DOC_FILES = 40  # Markdown files read for the repository's launch lines
 DOC_BYTES = 200_000
 
@@ -103,46 +107,75 @@ def wants_several(instruction: str) -> bool:
     return bool(_SEVERAL.search(instruction))
 
 
-def launcher_for(forms: list[str], several: bool) -> str:
-    """The launcher to name for a script the docs run in ``forms``: the first one, when the docs
-    never run it with plain python, or when they do and the task wants several GPUs; else ``""``."""
+def launcher_for(forms: list[str], instruction: str) -> str:
+    """The launcher to name for a script the docs run in ``forms`` (``""``: plain python): none
+    when the docs also run it plain and the task does not want several GPUs; else, when it does,
+    one that sets a process count first (``accelerate launch --multi_gpu --num_processes 2``
+    over ``accelerate launch --cpu``), then the one sharing the most words and numbers with the
+    instruction, the first one met on a tie."""
+    several = wants_several(instruction)
     launched = [f for f in forms if f]
     if not launched or ("" in forms and not several):
         return ""
-    return launched[0]
+    want = _stems(instruction) | set(_NUMBER.findall(instruction))
+
+    def score(form: str) -> tuple[int, int]:
+        words = _stems(form) | set(_NUMBER.findall(form))
+        return int(several and bool(_PROCESS_COUNT.search(form))), len(words & want)
+    return max(launched, key=score)  # max keeps the first of equals
 
 
 def repository_launches(repo_dir: str | Path) -> dict[tuple[str, str], list[str]]:
-    """``launch_forms`` of the repository's own documentation: the README and the Markdown files
-    at most two folders down (``DOC_FILES`` of them, ``DOC_BYTES`` each), cached until one of
-    them changes."""
-    root = Path(repo_dir)
+    """How the repository's own documentation runs each script: ``("script", path from the
+    repository's root)`` or ``("module", name)`` -> its ``launch_forms``. Read from the README and
+    the Markdown files at most two folders down (``DOC_FILES`` of them, ``DOC_BYTES`` each); a
+    script path is taken from the Markdown file's folder, else from the root, and kept when that
+    file exists. Cached until one of the files changes."""
+    root = Path(repo_dir).resolve()
     files: list[tuple[str, int]] = []
     for pattern in ("*.md", "*/*.md", "*/*/*.md"):
         for path in sorted(root.glob(pattern)):
             if len(files) >= DOC_FILES:
                 break
             if path.is_file() and not any(p.startswith(".") for p in path.relative_to(root).parts):
-                files.append((str(path), path.stat().st_mtime_ns))
-    return _doc_launches(tuple(files))
+                files.append((str(path.relative_to(root)), path.stat().st_mtime_ns))
+    return _doc_launches(str(root), tuple(files))
 
 
 @functools.lru_cache(maxsize=32)
-def _doc_launches(files: tuple[tuple[str, int], ...]) -> dict[tuple[str, str], list[str]]:
+def _doc_launches(root: str, files: tuple[tuple[str, int], ...]) -> dict[tuple[str, str], list[str]]:
     found: dict[tuple[str, str], list[str]] = {}
     for name, _mtime in files:
         try:
-            with open(name, encoding="utf-8", errors="replace") as fh:
+            with open(Path(root) / name, encoding="utf-8", errors="replace") as fh:
                 text = fh.read(DOC_BYTES)
         except OSError:
             continue
-        for key, forms in launch_forms(text).items():
+        folder = posixpath.dirname(name)
+        for (kind, target), forms in launch_forms(text).items():
+            key = (kind, target) if kind == "module" else _in_repo(root, folder, target)
+            if key is None:
+                continue
             known = found.setdefault(key, [])
             known.extend(f for f in forms if f not in known)
     return found
 
 
-def _resolve(kind: str, target: str, ctx: CheckContext, launcher: str = "") -> Target | None:
+def _in_repo(root: str, folder: str, target: str) -> tuple[str, str] | None:
+    for base in (folder, ""):
+        rel = posixpath.normpath(posixpath.join(base, target))
+        if not rel.startswith("../") and rel != ".." and (Path(root) / rel).is_file():
+            return ("script", rel)
+    return None
+
+
+def _repo_key(t: Target) -> tuple[str, str]:
+    if t.kind == "module":
+        return ("module", t.target)
+    return ("script", posixpath.normpath(posixpath.join(t.workdir, t.target)))
+
+
+def _resolve(kind: str, target: str, ctx: CheckContext) -> Target | None:
     """Where ``target`` runs from: the task's folder, else the repository's root; None when it
     is not a file (or module file) inside the repository."""
     repo = Path(ctx.repo_dir).resolve()
@@ -153,7 +186,7 @@ def _resolve(kind: str, target: str, ctx: CheckContext, launcher: str = "") -> T
         except (RepoPathError, ValueError):
             continue
         if path.is_file():
-            return Target(kind, target, str(Path(base).relative_to(repo)) or ".", launcher)
+            return Target(kind, target, str(Path(base).relative_to(repo)) or ".")
     return None
 
 
@@ -161,24 +194,19 @@ def targets(instruction: str, context_text: str, ctx: CheckContext, limit: int) 
     """The scripts to ground, each with the launcher to name (see the module doc)."""
     in_context = launch_forms(context_text)
     in_docs = repository_launches(ctx.repo_dir)
-    several = wants_several(instruction)
-
-    def launcher(key: tuple[str, str]) -> str:
-        forms = in_context.get(key, [])
-        return launcher_for([*forms, *(f for f in in_docs.get(key, []) if f not in forms)], several)
-
     named = [("script", m) for m in _SCRIPT_NAME.findall(instruction)]
-    documented = list(in_context)
-    if several:  # the scripts the docs launch on several GPUs first
-        documented.sort(key=lambda key: not launcher(key))
-    out: list[Target] = []
-    for kind, target in [*named, *documented]:
-        found = _resolve(kind, target, ctx, launcher((kind, target)))
-        if found is not None and found not in out:
-            out.append(found)
-        if len(out) >= limit:
-            break
-    return out
+    found: list[Target] = []
+    for kind, target in [*named, *in_context]:
+        t = _resolve(kind, target, ctx)
+        if t is None or any(_repo_key(t) == _repo_key(o) for o in found):
+            continue
+        forms = list(in_context.get((kind, target), []))
+        forms += [f for f in in_docs.get(_repo_key(t), []) if f not in forms]
+        found.append(dataclasses.replace(t, launcher=launcher_for(forms, instruction)))
+    if wants_several(instruction):  # the scripts the docs launch on several GPUs first
+        cut = sum(1 for t in found[:len(named)] if (t.kind, t.target) in named)
+        found = found[:cut] + sorted(found[cut:], key=lambda t: not t.launcher)
+    return found[:limit]
 
 
 def _stems(text: str) -> set[str]:
