@@ -192,6 +192,23 @@ def test_python_calls_bound_to_real_signatures(tmp_path: Path) -> None:
     assert bad_kw.status == "rejected" and "widht" in bad_kw.message
     bad_key = one("import lib.models as M\nM.registry['ViT-H']\n", repo, run, "python")
     assert bad_key.status == "rejected" and "KeyError: 'ViT-H'" in bad_key.message
+    named = one("from lib.models import build\ndepth = 4\nwidth = 128\nbuild(depth, width=width)\n", repo, run,
+                "python")
+    assert named.status == "accepted" and (named.params["build.depth"], named.params["build.width"]) == (4, 128)
+
+
+def test_a_name_bound_once_to_a_literal_passes_its_value_and_any_other_name_none(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"lib/__init__.py": "", "lib/models.py": "def build(depth, width=64):\n    pass\n"})
+    code = ("from lib.models import build\ndepth = 4\nsizes = (1, 2)\nw = 1\nw = 2\nn = len(sizes)\n"
+            "for i in range(2):\n    pass\n"
+            "def make(depth):\n    return build(depth)\n"
+            "build(depth, width=sizes)\nbuild(w, width=n)\nbuild(i)\n")
+    (entry,) = entries(code, "python", CheckContext(repo, "."))
+    values = [(c["values"], c["kwvalues"]) for c in entry.calls]
+    # depth is also make's parameter: a name stored twice is no constant, even at module level
+    assert values == [([None], {}), ([None], {"width": (1, 2)}), ([None], {"width": None}), ([None], {})]
+    (plain,) = entries("from lib.models import build\nd = 4\nbuild(d)\n", "python", CheckContext(repo, "."))
+    assert plain.calls[0]["values"] == [4]
 
 
 def test_results_are_cached_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,8 @@ reduced to the script they start; the launcher's own options are parsed apart, b
 Python command inside it (``ragcode.check.expand.inner_command``). A call whose words hold a
 shell variable is left out (its values are unknown). Python: the answer's calls of names imported
 from the repository, and constant keys looked up in them (``registry["vit_h"]``), with their
-literal arguments.
+literal arguments; a name the answer binds once, at module level, to a literal (``dim = 64``
+then ``Unet(dim)``) passes that literal.
 """
 
 from __future__ import annotations
@@ -105,14 +106,45 @@ def _chain(node: ast.expr) -> list[str] | None:
     return None
 
 
-def _literal(node: ast.expr) -> Any:
+def _literal(node: ast.expr, constants: dict[str, Any] | None = None) -> Any:
+    """``node``'s value when it is a literal, or a name bound to one (``constants``); else None."""
+    if isinstance(node, ast.Name) and constants and node.id in constants:
+        return constants[node.id]
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
 
 
-def _call_spec(node: ast.Call | ast.Subscript, names: dict[str, tuple[str, list[str]]]) -> dict[str, Any] | None:
+def _constants(tree: ast.Module) -> dict[str, Any]:
+    """Names the answer binds once, at module level, to a literal (``embed_dim = 768``): a call
+    passing ``embed_dim`` passes 768. A name stored anywhere else too (reassigned, a loop
+    variable, a parameter) is left out."""
+    stores: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.arg):
+            stores[node.arg] = stores.get(node.arg, 0) + 2
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                stores[name] = stores.get(name, 0) + 2
+    out: dict[str, Any] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            value = _literal(stmt.value)
+            if stores.get(name) == 1 and (value is not None or _is_none(stmt.value)):
+                out[name] = value
+    return out
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _call_spec(node: ast.Call | ast.Subscript, names: dict[str, tuple[str, list[str]]],
+               constants: dict[str, Any] | None = None) -> dict[str, Any] | None:
     target = node.func if isinstance(node, ast.Call) else node.value if isinstance(node, ast.Subscript) else None
     chain = _chain(target) if target is not None else None
     if not chain or chain[0] not in names:
@@ -129,8 +161,8 @@ def _call_spec(node: ast.Call | ast.Subscript, names: dict[str, tuple[str, list[
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None  # *args / **kwargs: what binds where cannot be told
     return {**spec, "npos": len(node.args), "kw": [k.arg for k in node.keywords],
-            "values": [_literal(a) for a in node.args],
-            "kwvalues": {k.arg: _literal(k.value) for k in node.keywords}}
+            "values": [_literal(a, constants) for a in node.args],
+            "kwvalues": {k.arg: _literal(k.value, constants) for k in node.keywords}}
 
 
 def python_entry(code: str, ctx: CheckContext) -> Entry | None:
@@ -141,7 +173,8 @@ def python_entry(code: str, ctx: CheckContext) -> Entry | None:
     if not names:
         return None
     nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Subscript))]
-    calls = [s for s in (_call_spec(n, names) for n in nodes) if s is not None]
+    constants = _constants(tree)
+    calls = [s for s in (_call_spec(n, names, constants) for n in nodes) if s is not None]
     if not calls:
         return None
     calls.sort(key=lambda s: s["line"])
