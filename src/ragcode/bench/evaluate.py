@@ -112,7 +112,7 @@ def screen_records(records: list[dict[str, Any]]) -> tuple[list[Keyed], list[str
 
 
 # bump when a policy's rules or the failure classification change, so cached verdicts are redone
-VERDICT_VERSION = 4
+VERDICT_VERSION = 5  # 5: parsed binds names an answer sets once to a literal
 
 
 def verdict_key(policy: str, executed: bool, task: Task, output: str, config: Config) -> str:
