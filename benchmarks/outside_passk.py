@@ -15,7 +15,7 @@ Runs resume (rerun the same command after a kill); verdicts are cached in the ru
 
     python benchmarks/outside_passk.py --tasks benchmarks/data/outside/tasks.jsonl --repos OUT/ \\
         --out runs/outside/ [--llm llamacpp --model qwen2.5-coder-1.5b] [-n 5] [--limit N] \\
-        [--setting ragcode] [--every K] [--modes drawn,checked] [--set key=value ...]
+        [--setting ragcode] [--type bash|python] [--every K] [--modes drawn,checked] [--set key=value ...]
 
 Prints a table and writes ``OUT/outside_passk.json``.
 """
@@ -75,9 +75,13 @@ def run_mode(args: argparse.Namespace, tasks: list[Any], mode: str) -> dict[str,
             "by_type": by_type(first, tasks)}
 
 
+def task_type(task: Any) -> str:
+    return "python" if "python" in (task.type or "").lower() else "bash"
+
+
 def by_type(first: dict[str, dict[str, bool]], tasks: list[Any]) -> dict[str, dict[str, list[int]]]:
     """policy -> task type (bash, python) -> [passed at 1, tasks]."""
-    kinds = {t.key: "python" if "python" in (t.type or "").lower() else "bash" for t in tasks}
+    kinds = {t.key: task_type(t) for t in tasks}
     out: dict[str, dict[str, list[int]]] = {}
     for policy, passes in first.items():
         for key, ok in passes.items():
@@ -103,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=5, help="Samples of the checked run.")
     ap.add_argument("--limit", type=int, default=None, help="Only the first N tasks.")
     ap.add_argument("--every", type=int, default=1, help="Only every K-th task (1st, K+1th, ...): a subset.")
+    ap.add_argument("--type", choices=("bash", "python"), default=None,
+                    help="Only the tasks of this type (before --every).")
     ap.add_argument("--modes", default="drawn,checked", help="Which runs: drawn, checked or both (comma-separated).")
     ap.add_argument("--setting", default="ragcode")
     ap.add_argument("--config", default=None)
@@ -114,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     from ragcode.provenance import provenance
 
     loaded = load_tasks(args.tasks)
-    tasks = loaded.tasks[::max(1, args.every)]
+    tasks = [t for t in loaded.tasks if args.type is None or task_type(t) == args.type][::max(1, args.every)]
     modes = [m for m in ("drawn", "checked") if m in args.modes.split(",")]
     results = {mode: run_mode(args, tasks, mode) for mode in modes}
     rows = []
@@ -134,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {mode} {p}: " + ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(kinds.items())))
     report = {"tasks_file": args.tasks, "skipped_records": len(loaded.skipped), "llm": args.llm,
               "model": args.model, "n": args.n, "setting": args.setting, "limit": args.limit, "every": args.every,
+              "type": args.type,
               "rows": rows, "runs": results, **provenance()}
     write_json_atomic(Path(args.out) / "outside_passk.json", report)
     return 0
