@@ -16,18 +16,20 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ragcode.retrieval.tokenize import code_tokens
+from ragcode.retrieval.tokenize import STOPWORDS, code_tokens
 
 MIN_SHARED = 2
 _PARAMS = re.compile(r"\((.*)\)", re.S)
+_LETTERS = re.compile(r"[A-Za-z]+")
 
 
 def stems(text: str) -> list[str]:
-    """``code_tokens`` of ``text``, alphabetic ones of four letters or more cut to five;
-    numbers and single letters dropped."""
+    """``code_tokens`` of ``text`` and each run of letters lower-cased whole (``ResNet-50`` and
+    ``detr_resnet50`` both give ``resnet``, which camel-case splitting alone would not), the
+    alphabetic ones of four letters or more cut to five; numbers and single letters dropped."""
     out: list[str] = []
-    for tok in code_tokens(text):
-        if not tok.isalpha():
+    for tok in [*code_tokens(text), *(w.lower() for w in _LETTERS.findall(text))]:
+        if not tok.isalpha() or tok in STOPWORDS:
             continue
         if len(tok) >= 4:
             out.append(tok[:5])
