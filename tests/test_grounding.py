@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dryrun_helpers import ABSL, ARGPARSE, CLICK, FIRE, needs_bwrap, needs_library, one, runner, write
-from ragcode.answer.grounding import ground_context, launches, render, targets
+from ragcode.answer.grounding import ground_context, launch_forms, render, targets
 from ragcode.check import CheckContext
 from ragcode.config import Config, load_config
 from ragcode.dryrun.result import Entry, ParseResult
@@ -24,11 +24,11 @@ raise SystemExit("the program body ran")
 """
 
 
-def test_launches_reads_scripts_modules_and_their_launchers_from_command_lines_in_order() -> None:
+def test_launch_forms_read_scripts_modules_and_their_first_launchers_from_command_lines_in_order() -> None:
     text = ("### README.md:1-9\nSome prose about train.py.\n```bash\n$ python tools/train.py \\\n  --lr 1\n"
             "torchrun --nproc_per_node 2 main.py --eval\npython -m pkg.cli run\npython tools/train.py --lr 2\n"
             "accelerate launch --multi_gpu nlp.py\n/usr/bin/python3.11 other.py\n```")
-    assert launches(text) == {("script", "tools/train.py"): "", ("script", "main.py"): "torchrun --nproc_per_node 2",
+    assert {key: forms[0] for key, forms in launch_forms(text).items()} == {("script", "tools/train.py"): "", ("script", "main.py"): "torchrun --nproc_per_node 2",
                               ("module", "pkg.cli"): "", ("script", "nlp.py"): "accelerate launch --multi_gpu",
                               ("script", "other.py"): ""}
 

@@ -62,8 +62,11 @@ def test_repository_launches_reads_its_markdown_from_the_files_folder_and_sees_a
                             "  --model tiny\n```\n",
         "examples/README.md": "```\naccelerate launch ./nlp.py\npython -m pkg.cli\n```\n",
         ".github/NOTES.md": "torchrun --nproc_per_node 4 main.py\n"})
+    outside = tmp_path / "escape.py"
+    outside.write_text(SCRIPT)
+    (repo / "docs" / "OUT.md").write_text(f"```\npython {outside}\npython ../../escape.py\n```\n")
     found = repository_launches(repo)
-    assert found == {("script", "eval_knn.py"): [""],  # gone.py is not in the repository
+    assert found == {("script", "eval_knn.py"): [""],  # gone.py and files outside it are not in the repository
                      ("script", "main.py"): ["python -m torch.distributed.launch --nproc_per_node=8"],
                      ("script", "examples/nlp.py"): ["accelerate launch"], ("module", "pkg.cli"): [""]}
     readme = repo / "README.md"

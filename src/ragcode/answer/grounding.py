@@ -96,12 +96,6 @@ def launch_forms(text: str) -> dict[tuple[str, str], list[str]]:
     return found
 
 
-def launches(text: str) -> dict[tuple[str, str], str]:
-    """``(kind, target)`` -> how the first command line running it launches it (``""`` for
-    plain python), in the order of ``text``."""
-    return {key: forms[0] for key, forms in launch_forms(text).items()}
-
-
 def wants_several(instruction: str) -> bool:
     """The instruction asks for several GPUs, nodes or processes, or names distributed running."""
     return bool(_SEVERAL.search(instruction))
@@ -162,10 +156,15 @@ def _doc_launches(root: str, files: tuple[tuple[str, int], ...]) -> dict[tuple[s
 
 
 def _in_repo(root: str, folder: str, target: str) -> tuple[str, str] | None:
+    """``("script", path from the root)`` of the file ``target`` names from ``folder``, else from
+    the root; None when neither is a file inside the repository (``fileio.inside_repo``)."""
     for base in (folder, ""):
         rel = posixpath.normpath(posixpath.join(base, target))
-        if not rel.startswith("../") and rel != ".." and (Path(root) / rel).is_file():
-            return ("script", rel)
+        try:
+            if inside_repo(root, rel).is_file():
+                return ("script", rel)
+        except RepoPathError:
+            continue
     return None
 
 
@@ -194,18 +193,22 @@ def targets(instruction: str, context_text: str, ctx: CheckContext, limit: int) 
     """The scripts to ground, each with the launcher to name (see the module doc)."""
     in_context = launch_forms(context_text)
     in_docs = repository_launches(ctx.repo_dir)
-    named = [("script", m) for m in _SCRIPT_NAME.findall(instruction)]
     found: list[Target] = []
-    for kind, target in [*named, *in_context]:
-        t = _resolve(kind, target, ctx)
-        if t is None or any(_repo_key(t) == _repo_key(o) for o in found):
-            continue
-        forms = list(in_context.get((kind, target), []))
-        forms += [f for f in in_docs.get(_repo_key(t), []) if f not in forms]
-        found.append(dataclasses.replace(t, launcher=launcher_for(forms, instruction)))
+
+    def add(pairs: list[tuple[str, str]]) -> None:
+        for kind, target in pairs:
+            t = _resolve(kind, target, ctx)
+            if t is None or any(_repo_key(t) == _repo_key(o) for o in found):
+                continue
+            forms = list(in_context.get((kind, target), []))
+            forms += [f for f in in_docs.get(_repo_key(t), []) if f not in forms]
+            found.append(dataclasses.replace(t, launcher=launcher_for(forms, instruction)))
+
+    add([("script", m) for m in _SCRIPT_NAME.findall(instruction)])
+    named = len(found)
+    add(list(in_context))
     if wants_several(instruction):  # the scripts the docs launch on several GPUs first
-        cut = sum(1 for t in found[:len(named)] if (t.kind, t.target) in named)
-        found = found[:cut] + sorted(found[cut:], key=lambda t: not t.launcher)
+        found[named:] = sorted(found[named:], key=lambda t: not t.launcher)
     return found[:limit]
 
 
