@@ -134,13 +134,9 @@ def _constants(tree: ast.Module) -> dict[str, Any]:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
             value = _literal(stmt.value)
-            if stores.get(name) == 1 and (value is not None or _is_none(stmt.value)):
+            if stores.get(name) == 1 and value is not None:  # None reads the same as unknown
                 out[name] = value
     return out
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _call_spec(node: ast.Call | ast.Subscript, names: dict[str, tuple[str, list[str]]],
