@@ -10,7 +10,7 @@ from ragcode.agent.tools import AgentEnv, check_tool
 from ragcode.answer.fixes import DEFAULT_FIXES, FIXES, Fixed, fix_answer, keep_fixed
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
 from ragcode.config import Config, GenerationConfig, load_config
-from ragcode.config_parse import as_before_fixes
+from ragcode.config_parse import FILL_TRUE, as_before_fixes
 from ragcode.errors import ConfigError, RagcodeError
 
 TASK = "Train the GAN for 100 epochs with a batch size of 16 and an image size of 128."
@@ -29,8 +29,11 @@ def test_generation_fill_is_refused_by_name_with_its_new_spelling():
 def test_the_default_fixes_are_the_chain_fill_switched_on_and_keep_its_hash():
     assert tuple(GenerationConfig().fixes) == DEFAULT_FIXES
     assert set(DEFAULT_FIXES) == set(FIXES.names())
-    assert as_before_fixes({"n": 5, "fixes": list(DEFAULT_FIXES)}, list(DEFAULT_FIXES)) == {"n": 5, "fill": True}
-    assert as_before_fixes({"fixes": ["certain"]}, list(DEFAULT_FIXES)) == {"fill": False}
+    assert as_before_fixes({"n": 5, "fixes": list(FILL_TRUE)}) == {"n": 5, "fill": True}
+    assert as_before_fixes({"fixes": ["certain"]}) == {"fill": False}
+    # the default since ``drop`` joined hashes as itself: caches of the list before it are not reused
+    assert as_before_fixes({"fixes": list(DEFAULT_FIXES)}) == {"fixes": list(DEFAULT_FIXES)}
+    assert Config().hash() != load_config(overrides=[f"generation.fixes=[{', '.join(FILL_TRUE)}]"]).hash()
     other = load_config(overrides=["generation.fixes=[certain, fill]"])
     assert other.hash() not in (Config().hash(), load_config(overrides=["generation.fixes=[certain]"]).hash())
 

@@ -112,11 +112,14 @@ def test_a_certain_fix_is_kept_even_when_it_shows_the_scripts_other_slips(tmp_pa
     fs = check_answer(answer, "bash", ctx, checkers)
     assert [f.code for f in fs] == ["unknown-script"]  # the flags cannot be read while the path is wrong
     cand = Candidate(answer, answer, "bash", 0, {"check": {}})
-    out, out_fs = autofix_first(cand, fs, CheckedRun(ctx, checkers))
+    out, out_fs = autofix_first(cand, fs, CheckedRun(ctx, checkers, fixes=("certain",)))
     # the script now runs and its parser's findings weigh more than the missing script did; still kept
     assert out.code == "python evaluate.py --data x --bogus 1 --nope 2 --never 3"
     assert [f.code for f in out_fs] == ["unknown-flag"] * 3
     assert out.metadata["check"]["autofix"]["pairs"] == [["examples/sub/evaluate.py", "evaluate.py"]]
+    # with the default steps, ``drop`` then takes out the three flags the task never asked for
+    dropped, dropped_fs = autofix_first(cand, fs, CheckedRun(ctx, checkers))
+    assert dropped.code == "python evaluate.py --data x" and dropped_fs == []
 
 
 def test_a_module_the_repository_has_only_as_a_script_is_run_as_that_script(tmp_path):
@@ -170,5 +173,8 @@ def test_check_fix_prints_the_corrected_command_or_says_there_is_none(tmp_path):
     out = CliRunner().invoke(app, [*args, "python slips.py --data x --resme --lr 0.01"])
     assert "did you mean --resume?" in out.stdout
     assert "fixed (0 finding(s) left):\npython slips.py --data x --resume --lr 0.01" in out.stdout
-    none = CliRunner().invoke(app, [*args, "python slips.py --data x --depth3 4"])
+    # a flag carrying the task's value is the model's to mend: no fix (without the task, ``drop`` takes it out)
+    none = CliRunner().invoke(app, [*args, "--instruction", "a depth of 4", "python slips.py --data x --depth3 4"])
     assert none.exit_code == 1 and "fixed (" not in none.stdout and "no fix:" in none.stdout
+    dropped = CliRunner().invoke(app, [*args, "python slips.py --data x --depth3 4"])
+    assert "fixed (0 finding(s) left):\npython slips.py --data x\n" in dropped.stdout

@@ -134,11 +134,12 @@ def _unwrap(tp: Any) -> tuple[Any, list[Any]]:
     return args[0], metadata
 
 
+# the fix steps ``generation.fill: true`` meant (the default list until ``drop`` joined it)
+FILL_TRUE = ["certain", "expand", "retarget", "switch", "fill", "fill_vars"]
 # settings that no longer exist -> what to write instead
 RENAMED = {
     ("generation", "fill"): "generation.fill was replaced by generation.fixes, the fix steps by name: "
-                            "fill: false is fixes: [certain]; fill: true is the default list "
-                            "[certain, expand, retarget, switch, fill, fill_vars]",
+                            f"fill: false is fixes: [certain]; fill: true is [{', '.join(FILL_TRUE)}]",
 }
 
 
@@ -149,12 +150,13 @@ def refuse_renamed(data: dict[str, Any], where: str) -> None:
             raise ConfigError(f"{where}: {instead}")
 
 
-def as_before_fixes(gen: dict[str, Any], default_fixes: list[str]) -> dict[str, Any]:
+def as_before_fixes(gen: dict[str, Any]) -> dict[str, Any]:
     """``generation`` as hashed before ``fixes`` replaced ``fill``: the two lists ``fill`` could
-    say are written as it said them, so settings (and the caches keyed by them) keep their hash."""
+    say are written as it said them, so settings (and the caches keyed by them) keep their hash;
+    any other list (the default since ``drop`` joined it, too) hashes as itself."""
     gen = dict(gen)
     fixes = gen.pop("fixes")
-    if fixes in (default_fixes, ["certain"]):
+    if fixes in (FILL_TRUE, ["certain"]):
         gen["fill"] = fixes != ["certain"]
     else:
         gen["fixes"] = fixes

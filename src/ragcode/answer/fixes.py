@@ -10,7 +10,8 @@ that says whether a fixed answer is kept.
   ``better`` than the certain fixes alone: ``expand`` (open an argument-less wrapper script,
   ``ragcode.check.expand``), ``retarget`` (move to the sibling script the instruction names,
   ``ragcode.check.retarget``), ``switch`` (the documented sibling command that takes the
-  instruction's values, ``ragcode.check.switch``), ``fill`` (the instruction's left-out values
+  instruction's values, ``ragcode.check.switch``), ``drop`` (the flags the script refuses and
+  the instruction never asked for, taken out: ``ragcode.check.drop``), ``fill`` (the instruction's left-out values
   to their flags, ``ragcode.check.fill``), ``fill_vars`` (the variables the documents export,
   ``ragcode.check.fill_vars``).
 
@@ -31,8 +32,8 @@ from ragcode.check.fill import names_said
 from ragcode.check.instruction import read_instruction
 from ragcode.registry import Registry
 
-DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "fill", "fill_vars")
-GUESSING = ("expand", "retarget", "switch", "fill", "fill_vars")
+DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "drop", "fill", "fill_vars")
+GUESSING = ("expand", "retarget", "switch", "drop", "fill", "fill_vars")
 
 
 @dataclass
@@ -60,8 +61,8 @@ class Trial:
 @dataclass(frozen=True)
 class Fixed:
     """What the fixes made of an answer: the code, its findings, and the record of what was done
-    (``pairs``: the certain fixes; ``expanded``, ``retargeted``, ``switched``, ``filled``,
-    ``exported``: the guessing steps kept)."""
+    (``pairs``: the certain fixes; ``expanded``, ``retargeted``, ``switched``, ``dropped``,
+    ``filled``, ``exported``: the guessing steps kept)."""
 
     code: str
     findings: list[Finding]
@@ -118,6 +119,15 @@ def switch_step(trial: Trial) -> None:
             trial.take(switched, switched_fs)
 
 
+def drop_step(trial: Trial) -> None:
+    from ragcode.check.drop import drop_refused
+
+    code, findings, dropped = drop_refused(trial.code, trial.findings, trial.ctx, trial.check)
+    if dropped:
+        trial.record["dropped"] = dropped
+        trial.take(code, findings)
+
+
 def _fill_gaps(trial: Trial, fill: Any, key: str) -> None:
     """Where values are missing (or the answer moved), ``fill(code, findings, ctx) -> (code,
     pairs)``; what it set is recorded under ``key``."""
@@ -145,6 +155,7 @@ FIXES = Registry("fix", {
     "expand": "ragcode.answer.fixes:expand_step",
     "retarget": "ragcode.answer.fixes:retarget_step",
     "switch": "ragcode.answer.fixes:switch_step",
+    "drop": "ragcode.answer.fixes:drop_step",
     "fill": "ragcode.answer.fixes:fill_step",
     "fill_vars": "ragcode.answer.fixes:fill_vars_step",
 })

@@ -74,10 +74,12 @@ _DECLARED = (
         "executed": "{flags} is not accepted by the script's parser"},
         "a flag the script's parser does not declare (`--batchsize` -> `--batch_size`, argparse's unique "
         "prefixes accepted); one spelled with `-` for `_` or in another case, or one letter off the only flag "
-        "that near (`--resme` -> `--resume`, names of five letters or more), is a certain fix",
+        "that near (`--resme` -> `--resume`, names of five letters or more), is a certain fix; another one whose "
+        "value and name the instruction never says (copied from an example) is dropped, with its value, when "
+        "the answer then checks better (`drop`)",
         (RuleCase("python train.py --data cora --batchsize 16", target="train.py"),
          RuleCase(stderr="usage: train.py\ntrain.py: error: unrecognized arguments: --zzz 1")),
-        fix="certain", fixed_by=("certain",)),
+        fix="certain", fixed_by=("certain", "drop")),
     Rule("duplicate-flag", "bash", WARNING, 0.3, {"": "{flag} is given twice to {script}"},
          "a flag given twice (one that appends or counts may be)",
          (RuleCase("python train.py --data cora --data cora", target="train.py"),)),
@@ -207,9 +209,12 @@ _DECLARED = (
         "into the repository does not bind to the callee's real signature: the parser's own message; a "
         "launcher's own options (`accelerate launch`, `torchrun`, `python -m torch.distributed.run`/`launch`, "
         "`deepspeed`) are read by that launcher's real parser, as installed in the dry run's interpreter, and its "
-        "refusal names the launcher (`torchrun --nproc_per_nodes 2`); a launcher not installed says nothing",
+        "refusal names the launcher (`torchrun --nproc_per_nodes 2`); a launcher not installed says nothing; a "
+        "flag the message names whose value and name the instruction never says is dropped, with its value, "
+        "one refusal at a time, when the answer then checks better (`drop`)",
         (RuleCase("python train.py --data cora --zzz 1", target="train.py"),
          RuleCase("torchrun --nproc_per_nodes 2 train.py --data cora", target="torchrun")),
+        fix="guessing", fixed_by=("drop",),
         quiet=(RuleCase("torchrun --nproc_per_node 2 train.py --data cora"),)),
     Rule("parse-version", "parse", WARNING, 0.5, {
         "": "{target}'s own parser refuses the command ({message}), but its fields come from {fields}, which "
