@@ -123,3 +123,18 @@ def test_published_gpt4_answers_keep_code_and_agree_with_mlbench_type_rule(mlben
         assert parsed.code, answer[:80]
         legacy = "bash" if (".sh " in answer or ".py " in answer) else "python"
         assert parsed.answer_type == legacy, answer[:200]
+
+
+def test_unfenced_command_lines_in_a_row_are_one_answer():
+    code = "cd demo/\npython demo.py --config-file ../configs/x.yaml \\\n  --input input1.jpg \\\n  --opts A 1"
+    parsed = parse_answer(code)
+    assert parsed.code == code.replace("\n  ", "\n") and parsed.answer_type == "bash"  # indents stripped
+    prose = "Run this:\npython a.py --k 1\nIt trains the model."
+    assert parse_answer(prose).code == "python a.py --k 1"  # prose after the commands is not taken
+
+
+def test_an_installed_console_script_with_options_is_bash():
+    assert parse_answer("whisper talk.wav --model base --temperature 0").answer_type == "bash"
+    assert classify("whisper talk.wav --model base", "") == "bash"
+    assert classify("model = load(--x)", "") == "python"  # broken Python stays Python
+    assert classify("whisper talk.wav", "") == "python"  # no option: nothing says it is a command

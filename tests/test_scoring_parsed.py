@@ -75,3 +75,20 @@ def test_a_python_m_reference_is_read_as_a_shell_command_and_passes_its_own_poli
     assert right.passed and "text checks only" not in right.detail
     wrong = scorer.score_sample(task, "python -m pkg --model-type vit_b --lr 1e-3", 0, ctx)
     assert not wrong.passed and wrong.checks["values"] is False
+
+
+def test_a_path_written_from_another_folder_is_the_same_value(tmp_path: Path) -> None:
+    """``cd demo`` then ``../configs/x.yaml`` names the reference's ``configs/x.yaml``; an unfenced
+    multi-line answer is read whole (before, only its ``cd`` line was scored)."""
+    repos = tmp_path / "repos"
+    write(repos / "9999", {"demo/train.py": ARGPARSE, "configs/x.yaml": "a: 1\n"})
+    reference = "python demo/train.py --lr 0.001 --opts cfg configs/x.yaml"
+    task = Task(id=1, github_id=9999, instruction="train with lr 0.001 and the x config", type="Bash Script",
+                output=reference, arguments={"lr": "0.001"})
+    config = Config()
+    config.index.cache_dir = str(tmp_path / "cache")
+    scorer, ctx = load_scorer("parsed"), ScoreContext(repos, config)
+    moved = scorer.score_sample(task, "cd demo\npython train.py --lr 0.001 --opts cfg ../configs/x.yaml", 0, ctx)
+    assert moved.passed, moved.detail
+    other = scorer.score_sample(task, "cd demo\npython train.py --lr 0.001 --opts cfg ../x.yaml", 0, ctx)
+    assert not other.passed and "opts" in other.detail  # x.yaml at the root is another file

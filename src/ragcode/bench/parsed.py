@@ -7,7 +7,8 @@ bash or Python). Checks: ``type`` (the answer is of the reference's kind), ``ent
 module or repository callables as the reference), ``values`` (each parameter the reference sets,
 in the answer's parse, holds the reference's value: same text, or the same number; or a value
 the instruction names where the reference's is one it does not: the task's words win over a
-reference that disagrees with them). Spellings
+reference that disagrees with them; or a relative path that names the same file from the answer's
+folder: ``../configs/x.yaml`` after ``cd demo``). Spellings
 the parser maps to one value (``--lr 1e-3`` and ``--lr 0.001``, flag order, ``--x=1`` and
 ``--x 1``) pass alike. When the reference's own parse is not accepted (no parser reached), the
 policy cannot judge and falls back to the two text checks, saying so in ``detail``.
@@ -46,6 +47,19 @@ def same_value(want: Any, got: Any) -> bool:
     return math.isclose(a, b, rel_tol=1e-9) if math.isfinite(a) and math.isfinite(b) else False
 
 
+def same_place(want: Any, want_dir: str, got: Any, got_dir: str) -> bool:
+    """Two relative paths that name one file from their commands' folders (``configs/x.yaml`` run
+    from the root, ``../configs/x.yaml`` after ``cd demo``); in a list, item by item."""
+    if isinstance(want, (list, tuple)) and isinstance(got, (list, tuple)):
+        return len(want) == len(got) and all(same_value(a, b) or same_place(a, want_dir, b, got_dir)
+                                             for a, b in zip(want, got))
+    if not isinstance(want, str) or not isinstance(got, str) or want_dir == got_dir:
+        return False
+    if "/" not in want + got or "://" in want + got or want.startswith(("/", "~")) or got.startswith(("/", "~")):
+        return False
+    return os.path.normpath(os.path.join(want_dir, want)) == os.path.normpath(os.path.join(got_dir, got))
+
+
 def set_params(result: Any) -> dict[str, Any]:
     """The parameters a parse says the command sets: changed from their defaults, or a call's
     arguments."""
@@ -79,6 +93,8 @@ def compare(reference: list[Any], answer: list[Any], instruction: str = "") -> t
             continue
         for name, value in set_params(ref).items():
             if name in mine.params and _instruction_says(instruction, mine.params[name], value):
+                continue
+            if name in mine.params and same_place(value, ref.entry.workdir, mine.params[name], mine.entry.workdir):
                 continue
             if name not in mine.params or not same_value(value, mine.params[name]):
                 wrong.append(f"{name}={value!r} (answer: {mine.params.get(name, '<unset>')!r})")

@@ -7,14 +7,17 @@ and whether it is a bash command or a Python script.
   (the answer hit max_tokens) runs to the end of the text.
 - With several code blocks, the first that is not pure setup (only ``pip install``, ``git clone``,
   ``cd``, ``conda``...) wins; ML-Bench asks for one command or script.
-- Without fences, the first command line (``python x.py ...``, ``bash run.sh``, ``$ ...``) and its
-  backslash continuations are taken; else the text if it is valid Python; else the text as is.
+- Without fences, the first command line (``python x.py ...``, ``bash run.sh``, ``$ ...``), its
+  backslash continuations and the command lines right after it (``cd demo`` then ``python demo.py
+  ...``) are taken; else the text if it is valid Python; else the text as is.
 - Shell prompts (``$ ``) are removed; a backslash followed by trailing spaces is repaired so the
   continuation still works.
 - A line is a shell command when ``ragcode.shell.starts_like_command`` says so (a launcher,
   wrapper or common shell command first, after any ``$ ``/``!`` prompt and ``VAR=value``).
 - The type: a block whose content is a shell command is bash whatever its label
-  (```` ```python\\npython train.py --lr 1```` is a bash answer); Python that parses is python.
+  (```` ```python\\npython train.py --lr 1```` is a bash answer); Python that parses is python; text
+  that does not parse whose first line is a program name, words and an option (``whisper talk.wav
+  --model base``, an installed console script) is bash.
 """
 
 from __future__ import annotations
@@ -75,9 +78,23 @@ def classify(code: str, label: str = "") -> str:
         return "python" if parses and not shellish and _looks_python(code) else "bash"
     if label in PYTHON_LABELS:
         return "bash" if shellish and not parses else "python"
-    if shellish and not parses:
+    if (shellish or _cli_shaped(first)) and not parses:
         return "bash"
-    return "python" if parses else ("bash" if shellish else "python")
+    return "python"
+
+
+def _command_line(line: str) -> bool:
+    """A line that goes on an unfenced command: another command (``cd demo`` then ``python
+    demo.py ...``), not prose and not Python."""
+    return starts_like_command(line) and not _parses(line.strip().lstrip("$ "))
+
+
+def _cli_shaped(line: str) -> bool:
+    """``whisper talk.wav --model base``: a bare program name, words, and an option, with no
+    parenthesis or quote-less ``=`` of Python (an installed console script)."""
+    words = line.split()
+    return (len(words) > 1 and bool(re.fullmatch(r"[A-Za-z][\w.-]*", words[0]))
+            and any(re.match(r"--?[A-Za-z]", w) for w in words[1:]) and not re.search(r"[()\[\]{}]|\s=\s", line))
 
 
 def _looks_python(code: str) -> bool:
@@ -111,11 +128,11 @@ def _from_prose(text: str) -> str:
     lines = text.strip().splitlines()
     for i, line in enumerate(lines):
         if starts_like_command(line) and not _parses(line.strip().lstrip("$ ")):
-            cmd = [re.sub(r"^\s*\$\s+", "", line).strip().strip("`")]
+            cmd: list[str] = []
             j = i
-            while cmd[-1].endswith("\\") and j + 1 < len(lines):
+            while j < len(lines) and (not cmd or cmd[-1].endswith("\\") or _command_line(lines[j])):
+                cmd.append(re.sub(r"^\s*\$\s+", "", lines[j]).strip().strip("`"))
                 j += 1
-                cmd.append(lines[j].strip().strip("`"))
             return "\n".join(cmd)
     inline = re.search(r"`([^`\n]*\.(?:py|sh)\b[^`\n]*)`", text)
     if inline:
