@@ -77,7 +77,8 @@ def _drawn(cands: list[dict]) -> list[tuple[int, str]]:
     return out
 
 
-def _replay(cands: list[dict], task, repos: Path, check: list[str]) -> dict[str, tuple[str, list]]:
+def _replay(cands: list[dict], task, repos: Path, check: list[str],
+            fixes: list[str] | None = None) -> dict[str, tuple[str, list]]:
     """The select / autofix / repair stages recomputed with the CURRENT checks, ranking and
     repair rule from the run's stored samples (no model call). A stored repair round is reused
     only when it was made for the same first answer; otherwise that stage stays as chosen."""
@@ -100,7 +101,8 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str]) -> dict[str,
     first = ranked[0]
     first_fs = [Finding.from_dict(f) for f in first.metadata["check"]["findings"]]
     chosen = (first.code, first.metadata["check"]["findings"])
-    fixed, fixed_fs = autofix_first(first, first_fs, CheckedRun(ctx, checkers))
+    run = CheckedRun(ctx, checkers, fixes=tuple(fixes)) if fixes else CheckedRun(ctx, checkers)
+    fixed, fixed_fs = autofix_first(first, first_fs, run)
     after_fix = (fixed.code, [f.to_dict() for f in fixed_fs])
     final = after_fix
     stored = cands[0]["metadata"].get("check", {}).get("repair") or []
@@ -144,7 +146,7 @@ def modes(args: argparse.Namespace) -> int:
         cands = rec["candidates"]
         greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
         stored = _stages(cands)
-        stages = _replay(cands, task, Path(args.replay), args.check) if args.replay else stored
+        stages = _replay(cands, task, Path(args.replay), args.check, args.fixes) if args.replay else stored
         single = stored["select"] if greedy is cands[0] else (greedy["code"], greedy["metadata"].get(
             "check", {}).get("findings", []))  # as drawn: before the first answer's autofix and repair
         chosen = {"single": single, **stages}
@@ -253,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--repos", default="repos", help="repositories for --parsed when not replaying")
     m.add_argument("--check", action="append", default=[], help="a checker of the replay (repeat; default: "
                    "the default checks), e.g. --check bash --check python --check coverage --check parse")
+    m.add_argument("--fixes", default=None, type=lambda text: [x for x in text.split(",") if x],
+                   help="the replay's fix steps, comma-separated (default: generation.fixes' default), e.g. "
+                        "certain,expand,retarget,switch,fill,fill_vars to leave one out")
     r = sub.add_parser("references")
     r.add_argument("--tasks", required=True)
     r.add_argument("--repos", default="repos")

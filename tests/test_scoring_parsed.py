@@ -92,3 +92,18 @@ def test_a_path_written_from_another_folder_is_the_same_value(tmp_path: Path) ->
     assert moved.passed, moved.detail
     other = scorer.score_sample(task, "cd demo\npython train.py --lr 0.001 --opts cfg ../x.yaml", 0, ctx)
     assert not other.passed and "opts" in other.detail  # x.yaml at the root is another file
+
+
+def test_a_callable_imported_by_name_is_the_same_callable(tmp_path: Path) -> None:
+    repos = tmp_path / "repos"
+    write(repos / "9999", {"speech/__init__.py": "def load_model(name, device='cuda'):\n    return name\n"})
+    reference = 'import speech\nmodel = speech.load_model("base", device="cpu")\n'
+    task = Task(id=1, github_id=9999, instruction="load the base model on the cpu", type="Python Code",
+                output=reference)
+    config = Config()
+    config.index.cache_dir = str(tmp_path / "cache")
+    scorer, ctx = load_scorer("parsed"), ScoreContext(repos, config)
+    same = 'from speech import load_model\nmodel = load_model("base", device="cpu")\n'
+    assert scorer.score_sample(task, f"```python\n{same}```", 0, ctx).passed
+    wrong = scorer.score_sample(task, f"```python\n{same.replace('cpu', 'cuda')}```", 0, ctx)
+    assert not wrong.passed and "speech.load_model.device" in wrong.detail

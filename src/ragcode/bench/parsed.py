@@ -3,14 +3,15 @@ repository's own parser gives every parameter the reference sets the same value.
 
 Both the reference (``Task.output``) and the answer go through the parse-only dry run
 (``ragcode.dryrun``), each read as generation reads answers (``parse_answer``: fences dropped,
-bash or Python). Checks: ``type`` (the answer is of the reference's kind), ``entry`` (the same script,
-module or repository callables as the reference), ``values`` (each parameter the reference sets,
-in the answer's parse, holds the reference's value: same text, or the same number; or a value
-the instruction names where the reference's is one it does not: the task's words win over a
-reference that disagrees with them; or a relative path that names the same file from the answer's
-folder: ``../configs/x.yaml`` after ``cd demo``). Spellings
-the parser maps to one value (``--lr 1e-3`` and ``--lr 0.001``, flag order, ``--x=1`` and
-``--x 1``) pass alike. When the reference's own parse is not accepted (no parser reached), the
+bash or Python). Checks: ``type`` (the answer is of the reference's kind), ``entry`` (the same
+script, module or repository callables as the reference, a callable named as imported from its
+module: ``load_model`` after ``from whisper import load_model`` is ``whisper.load_model``),
+``values`` (each parameter the reference sets, in the answer's parse, holds the reference's value:
+same text, or the same number; or a value the instruction names where the reference's is one it
+does not: the task's words win over a reference that disagrees with them; or a relative path that
+names the same file from the answer's folder: ``../configs/x.yaml`` after ``cd demo``). Spellings
+the parser maps to one value (``--lr 1e-3`` and ``--lr 0.001``, flag order, ``--x=1`` and ``--x
+1``) pass alike. When the reference's own parse is not accepted (no parser reached), the
 policy cannot judge and falls back to the two text checks, saying so in ``detail``.
 """
 
@@ -26,10 +27,18 @@ from ragcode.bench.repos import repo_dir_for
 from ragcode.types import Task, Verdict
 
 
+def qualified_names(result: Any) -> dict[str, str]:
+    """A Python answer's callables as written -> as imported from their module (``load_model``
+    after ``from whisper import load_model`` and ``whisper.load_model`` are one callable)."""
+    return {str(c.get("name", "")): ".".join([str(c.get("module", "")), *map(str, c.get("attrs", []))])
+            for c in result.entry.calls if c.get("module")}
+
+
 def _entry_key(result: Any) -> tuple[str, ...]:
     entry = result.entry
     if entry.kind == "calls":
-        return ("calls", *sorted({str(c.get("name", "")) for c in entry.calls}))
+        qualified = qualified_names(result)
+        return ("calls", *sorted({qualified.get(str(c.get("name", "")), str(c.get("name", ""))) for c in entry.calls}))
     if entry.kind == "module":
         return ("module", entry.target)
     return ("script", os.path.normpath(os.path.join(entry.workdir, entry.target)))
@@ -60,12 +69,27 @@ def same_place(want: Any, want_dir: str, got: Any, got_dir: str) -> bool:
     return os.path.normpath(os.path.join(want_dir, want)) == os.path.normpath(os.path.join(got_dir, got))
 
 
+def all_params(result: Any) -> dict[str, Any]:
+    """Every parsed value by parameter name; a Python answer's ``callable.parameter`` keyed by the
+    callable's qualified name (``qualified_names``)."""
+    if result.entry.kind != "calls":
+        return dict(result.params)
+    written = sorted(qualified_names(result).items(), key=lambda kv: -len(kv[0]))
+    return {next((q + k[len(w):] for w, q in written if k.startswith(w + ".")), k): v
+            for k, v in result.params.items()}
+
+
 def set_params(result: Any) -> dict[str, Any]:
     """The parameters a parse says the command sets: changed from their defaults, or a call's
     arguments."""
     if result.entry.kind == "calls":
         return dict(result.params)
     return {k: result.params[k] for k in result.explicit if k in result.params}
+
+
+def compared_params(result: Any) -> dict[str, Any]:
+    """``set_params`` with a Python answer's callables by their qualified names, as compared."""
+    return all_params(result) if result.entry.kind == "calls" else set_params(result)
 
 
 def _instruction_says(instruction: str, mine: Any, theirs: Any) -> bool:
@@ -91,13 +115,14 @@ def compare(reference: list[Any], answer: list[Any], instruction: str = "") -> t
         mine = got.get(key)
         if mine is None:
             continue
-        for name, value in set_params(ref).items():
-            if name in mine.params and _instruction_says(instruction, mine.params[name], value):
+        params = all_params(mine)
+        for name, value in compared_params(ref).items():
+            if name in params and _instruction_says(instruction, params[name], value):
                 continue
-            if name in mine.params and same_place(value, ref.entry.workdir, mine.params[name], mine.entry.workdir):
+            if name in params and same_place(value, ref.entry.workdir, params[name], mine.entry.workdir):
                 continue
-            if name not in mine.params or not same_value(value, mine.params[name]):
-                wrong.append(f"{name}={value!r} (answer: {mine.params.get(name, '<unset>')!r})")
+            if name not in params or not same_value(value, params[name]):
+                wrong.append(f"{name}={value!r} (answer: {params.get(name, '<unset>')!r})")
     detail = "; ".join([*(f"entry point {'/'.join(k[1:])} not run (or refused)" for k in missing_entry), *wrong])
     return {"entry": not missing_entry, "values": not missing_entry and not wrong}, detail
 
