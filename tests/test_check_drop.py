@@ -50,6 +50,7 @@ def test_asked_reads_the_flags_name_and_value_in_the_instruction():
     assert asked("--epochs", "5", TASK)  # its name is a word of the task
     assert asked("--rate_x", "7", TASK)  # a part of its name too
     assert asked("--zz", "0.01", TASK)  # its value is one the task names
+    assert asked("--zz", "1e-2", TASK) and asked("--steps", "300000", "Run 300,000 steps.")  # the same number
     assert not asked("--eval_iters", "20", "Sample 5 samples of at most 200 new tokens.")  # "20" is not "200"
     assert not asked("--the", None, TASK)  # a stopword is no evidence
 

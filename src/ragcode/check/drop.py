@@ -25,8 +25,7 @@ from collections.abc import Callable
 from ragcode.check import CheckContext, Finding
 from ragcode.check.autofix import fixable
 from ragcode.check.instruction import instruction_values
-from ragcode.check.words import stopwords
-from ragcode.dryrun.values import lands
+from ragcode.check.words import number_value, stopwords, without_thousands
 
 MAX_DROPS = 12
 _REFUSALS = ("unknown-flag", "parse-rejected")
@@ -58,7 +57,14 @@ def asked(flag: str, value: str | None, instruction: str) -> bool:
     if value is None or not value:
         return False
     said = re.search(rf"(?<![\w./-]){re.escape(value.lower())}(?![\w/-]|\.\w)", low)
-    return bool(said) or any(lands(v, {"flag": value}) for v in instruction_values(instruction))
+    return bool(said) or any(_same(v, value) for v in instruction_values(instruction))
+
+
+def _same(said: str, value: str) -> bool:
+    """One of the instruction's values and a flag's value are the same: the same number
+    (``1e-4``, ``0.0001``; ``300,000``, ``300000``) or the same text up to case."""
+    a, b = number_value(without_thousands(said)), number_value(without_thousands(value))
+    return a == b if a is not None and b is not None else said.lower() == value.lower()
 
 
 def refused(findings: list[Finding], flags: dict[str, str | None]) -> list[str]:
