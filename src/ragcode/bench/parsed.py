@@ -4,8 +4,10 @@ repository's own parser gives every parameter the reference sets the same value.
 Both the reference (``Task.output``) and the answer go through the parse-only dry run
 (``ragcode.dryrun``), each read as generation reads answers (``parse_answer``: fences dropped,
 bash or Python). Checks: ``type`` (the answer is of the reference's kind), ``entry`` (the same
-script, module or repository callables as the reference, a callable named as imported from its
-module: ``load_model`` after ``from whisper import load_model`` is ``whisper.load_model``),
+script, module, installed command or repository callables as the reference, a callable named as
+imported from its module: ``load_model`` after ``from whisper import load_model`` is
+``whisper.load_model``; ``python -m whisper`` and the installed ``whisper`` are one entry point,
+``console_aliases``),
 ``values`` (each parameter the reference sets, in the answer's parse, holds the reference's value:
 same text, or the same number; or a value the instruction names where the reference's is one it
 does not: the task's words win over a reference that disagrees with them; or a relative path that
@@ -17,6 +19,7 @@ policy cannot judge and falls back to the two text checks, saying so in ``detail
 
 from __future__ import annotations
 
+import ast
 import math
 import os
 from pathlib import Path
@@ -34,13 +37,47 @@ def qualified_names(result: Any) -> dict[str, str]:
             for c in result.entry.calls if c.get("module")}
 
 
+def console_aliases(repo: Path) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """``("module", pkg)`` -> ``("console", "pkg.mod:function")`` for each package whose
+    ``__main__.py`` calls, at module level, the function one of the repository's installed commands
+    runs (whisper's ``from .transcribe import cli; cli()``): ``python -m whisper`` and ``whisper``
+    reach the same function."""
+    from ragcode.check.facts import console_targets, read_text
+
+    out: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for target in console_targets(repo).values():
+        module, _, function = target.partition(":")
+        package = module.split(".")[0]
+        main = next((p for p in (repo / package / "__main__.py", repo / "src" / package / "__main__.py")
+                     if p.is_file()), None)
+        try:
+            tree = ast.parse(read_text(main) or "") if main is not None else None
+        except SyntaxError:
+            continue
+        if tree is not None and _main_calls(tree, package, module, function):
+            out[("module", package)] = ("console", target)
+    return out
+
+
+def _main_calls(tree: ast.Module, package: str, module: str, function: str) -> bool:
+    """A ``__main__`` module that imports ``function`` from ``module`` and calls it at top level."""
+    local = ""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            source = f"{package}.{node.module}" if node.level == 1 else node.module
+            local = next((a.asname or a.name for a in node.names if a.name == function and source == module), local)
+    return bool(local) and any(isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+                               and isinstance(n.value.func, ast.Name) and n.value.func.id == local
+                               for n in ast.walk(tree))
+
+
 def _entry_key(result: Any) -> tuple[str, ...]:
     entry = result.entry
     if entry.kind == "calls":
         qualified = qualified_names(result)
         return ("calls", *sorted({qualified.get(str(c.get("name", "")), str(c.get("name", ""))) for c in entry.calls}))
-    if entry.kind == "module":
-        return ("module", entry.target)
+    if entry.kind in ("module", "console"):
+        return (entry.kind, entry.target)
     return ("script", os.path.normpath(os.path.join(entry.workdir, entry.target)))
 
 
@@ -104,11 +141,16 @@ def _instruction_says(instruction: str, mine: Any, theirs: Any) -> bool:
     return any(lands(v, {"a": mine}) for v in values) and not any(lands(v, {"a": theirs}) for v in values)
 
 
-def compare(reference: list[Any], answer: list[Any], instruction: str = "") -> tuple[dict[str, bool], str]:
+def compare(reference: list[Any], answer: list[Any], instruction: str = "",
+            aliases: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> tuple[dict[str, bool], str]:
     """(checks, detail) of an answer's parse results against the reference's; with
-    ``instruction``, a value the instruction names in place of the reference's counts as right."""
-    ref_keys = {_entry_key(r): r for r in reference}
-    got = {_entry_key(r): r for r in answer if r.status == "accepted"}
+    ``instruction``, a value the instruction names in place of the reference's counts as right;
+    ``aliases``: entry keys that start the same function (``console_aliases``)."""
+    def entry_of(result: Any) -> tuple[str, ...]:
+        return (aliases or {}).get(_entry_key(result), _entry_key(result))
+
+    ref_keys = {entry_of(r): r for r in reference}
+    got = {entry_of(r): r for r in answer if r.status == "accepted"}
     missing_entry = [k for k in ref_keys if k not in got]
     wrong: list[str] = []
     for key, ref in ref_keys.items():
@@ -163,7 +205,7 @@ class ParsedScorer:
                            detail="the reference's parse was not accepted: text checks only")
         code, kind = _code_and_kind(output)
         answer = dry_run(code, kind, check_ctx, runner)
-        checks, detail = compare(reference, answer, task.instruction)
+        checks, detail = compare(reference, answer, task.instruction, console_aliases(Path(repo_dir)))
         checks = {"type": kind == ref_kind, **checks}
         return Verdict(task.key, index, self.name, all(checks.values()), checks, detail=detail)
 

@@ -84,8 +84,10 @@ class Step:
     flags: list[Flag] | None = None
 
 
-def walk(code: str, ctx: CheckContext) -> Iterator[Step]:
-    """The commands of ``code`` in order, ``cd`` moving the folder the next ones run in."""
+def walk(code: str, ctx: CheckContext, others: bool = False) -> Iterator[Step]:
+    """The commands of ``code`` in order, ``cd`` moving the folder the next ones run in; with
+    ``others``, a command that runs no script or module (``whisper x.wav``) too, with ``call`` None
+    like a ``cd``."""
     repo = Path(ctx.repo_dir).resolve()
     cwd = ctx.task_dir
     for cmd in read_answer(code, "bash").commands:
@@ -101,6 +103,8 @@ def walk(code: str, ctx: CheckContext) -> Iterator[Step]:
             path = _runs(cmd.call, cwd, repo)
             flags = script_flags(path) if path is not None and path.is_file() else None
             yield Step(cmd.call, list(cmd.words), cwd, cmd.first_line, cmd.end_line, cmd.last, path, flags)
+        elif others and cmd.words:
+            yield Step(None, list(cmd.words), cwd, cmd.first_line, cmd.end_line, cmd.last)
 
 
 def resolved_calls(code: str, ctx: CheckContext) -> list[Step]:

@@ -9,7 +9,8 @@
 - ``module_symbols(path)``: the names a module defines at top level (functions, classes,
   assignments, imports, ``__all__``), for "that function does not exist" findings;
 - ``console_scripts(repo)``: the commands the repository installs (``[project.scripts]`` of
-  pyproject.toml, ``console_scripts`` of setup.py / setup.cfg): ``whisper audio.mp3`` runs it.
+  pyproject.toml, ``console_scripts`` of setup.py / setup.cfg): ``whisper audio.mp3`` runs it;
+  ``console_targets(repo)`` with the ``module:function`` each runs.
 
 Files are read once per (path, mtime); a repository does not change while it is checked.
 """
@@ -165,25 +166,33 @@ def _defined(node: ast.stmt) -> set[str]:
     return set()
 
 
-_ENTRY = re.compile(r"""['"]\s*([A-Za-z][\w.-]*)\s*=\s*[\w.]+:[\w.]+\s*['"]""")
+_ENTRY = re.compile(r"""['"]\s*([A-Za-z][\w.-]*)\s*=\s*([\w.]+:[\w.]+)\s*['"]""")
 
 
 @functools.lru_cache(maxsize=64)
-def console_scripts(repo: Path) -> frozenset[str]:
-    """The command names the repository's packaging installs (``whisper``, ``fairseq-train``)."""
+def console_targets(repo: Path) -> dict[str, str]:
+    """The commands the repository's packaging installs, each with the ``module:function`` it runs
+    (``whisper`` -> ``whisper.transcribe:cli``; ``[project.scripts]`` of pyproject.toml,
+    ``console_scripts`` of setup.py / setup.cfg). Read as text: a setup.py is never run."""
     import tomllib
 
-    names: set[str] = set()
+    targets: dict[str, str] = {}
     try:
         project = tomllib.loads(read_text(repo / "pyproject.toml") or "").get("project", {})
-        names.update(project.get("scripts", {}) or {})
+        targets.update({str(k): str(v) for k, v in (project.get("scripts", {}) or {}).items()})
     except (tomllib.TOMLDecodeError, AttributeError, TypeError):
         pass
     setup_py = read_text(repo / "setup.py") or ""
     if "console_scripts" in setup_py:
-        names.update(_ENTRY.findall(setup_py[setup_py.index("console_scripts"):]))
+        targets.update(_ENTRY.findall(setup_py[setup_py.index("console_scripts"):]))
     cfg = read_text(repo / "setup.cfg") or ""
     if "console_scripts" in cfg:
         block = cfg[cfg.index("console_scripts"):].split("\n[", 1)[0]
-        names.update(m.group(1) for m in re.finditer(r"(?m)^\s+([A-Za-z][\w.-]*)\s*=\s*[\w.]+:", block))
-    return frozenset(names)
+        targets.update((m.group(1), m.group(2)) for m in
+                       re.finditer(r"(?m)^\s+([A-Za-z][\w.-]*)\s*=\s*([\w.]+:[\w.]+)", block))
+    return targets
+
+
+def console_scripts(repo: Path) -> frozenset[str]:
+    """The command names the repository's packaging installs (``whisper``, ``fairseq-train``)."""
+    return frozenset(console_targets(repo))

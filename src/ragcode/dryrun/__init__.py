@@ -2,7 +2,8 @@
 
 ``dry_run(code, answer_type, ctx)`` finds the Python entry points an answer runs
 (``ragcode.dryrun.entry``: launchers, env prefixes, ``python -m``, argument-less ``bash X.sh``
-wrappers followed to the command inside; a Python answer's calls into the repository), starts
+wrappers followed to the command inside, commands the repository installs started as their
+``module:function``; a Python answer's calls into the repository), starts
 each inside the sandbox (``ragcode.dryrun.sandbox``) just far enough for its parser to run, and
 returns one ``ParseResult`` per entry point:
 

@@ -241,11 +241,20 @@ def main():
         status = "rejected" if bad else ("accepted" if any(v["status"] == "accepted" for v in verdicts) else "unreached")
         emit(status, calls=verdicts, params=params, message=bad[0]["message"] if bad else "", parser="signature",
              stubbed=STUBBED)
-    sys.argv = [SPEC["target"], *SPEC["argv"]]
+    sys.argv = list(SPEC["argv"]) if SPEC["kind"] == "console" else [SPEC["target"], *SPEC["argv"]]
     try:
         if SPEC["kind"] == "module":
             sys.path.insert(0, os.getcwd())
             runpy.run_module(SPEC["target"], run_name="__main__", alter_sys=True)
+        elif SPEC["kind"] == "console":  # an installed command: its module:function, as pip's wrapper calls it
+            import importlib
+
+            sys.path[:0] = [p for p in (os.path.join(ROOT, "src"), ROOT) if os.path.isdir(p)]
+            module, _, function = SPEC["target"].partition(":")
+            obj = importlib.import_module(module)
+            for attr in function.split("."):
+                obj = getattr(obj, attr)
+            obj()
         else:
             sys.path.insert(0, os.path.dirname(os.path.abspath(SPEC["target"])))
             runpy.run_path(SPEC["target"], run_name="__main__")

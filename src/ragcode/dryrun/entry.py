@@ -4,7 +4,9 @@ Bash: every script or module call (``ragcode.check.bash.walk``: ``cd`` followed,
 ``torchrun``, ``python -m torch.distributed.launch``, ``accelerate launch`` and other launchers
 reduced to the script they start; the launcher's own options are parsed apart, by
 ``ragcode.dryrun.launchers``); a ``bash X.sh`` that takes no arguments is opened to the
-Python command inside it (``ragcode.check.expand.inner_command``). A call whose words hold a
+Python command inside it (``ragcode.check.expand.inner_command``); a command the repository
+installs (``whisper talk.wav``: ``ragcode.check.facts.console_targets``) is started as the
+``module:function`` it runs. A call whose words hold a
 shell variable is left out (its values are unknown). Python: the answer's calls of names imported
 from the repository, and constant keys looked up in them (``registry["vit_h"]``), with their
 literal arguments; a name the answer binds once, at module level, to a literal (``dim = 64``
@@ -22,9 +24,9 @@ from ragcode.check import CheckContext
 from ragcode.check.answer import read_answer
 from ragcode.check.bash import Step, walk
 from ragcode.check.expand import inner_command
-from ragcode.check.facts import module_file
+from ragcode.check.facts import console_targets, module_file
 from ragcode.dryrun.result import Entry
-from ragcode.shell import parse_command, split_commands
+from ragcode.shell import parse_command, split_commands, split_prefix
 
 # what a distributed launcher would have set for the one process the dry run starts
 LAUNCHED_ENV = (("LOCAL_RANK", "0"), ("RANK", "0"), ("WORLD_SIZE", "1"), ("MASTER_ADDR", "127.0.0.1"),
@@ -36,7 +38,7 @@ def entries(code: str, answer_type: str, ctx: CheckContext) -> list[Entry]:
         entry = python_entry(code, ctx)
         return [entry] if entry is not None else []
     out: list[Entry] = []
-    for step in walk(code, ctx):
+    for step in walk(code, ctx, others=True):
         entry = _bash_entry(step, ctx)
         if entry is not None:
             out.append(entry)
@@ -47,10 +49,22 @@ def _rel(path: Path, repo: Path) -> str:
     return os.path.relpath(path, repo)
 
 
+def _console_entry(step: Step, ctx: CheckContext) -> Entry | None:
+    """A command the repository installs (``whisper talk.wav --model base``), started as the
+    ``module:function`` its packaging names, with the command's name as ``argv[0]``."""
+    repo = Path(ctx.repo_dir).resolve()
+    env, words = split_prefix(list(step.words))
+    target = console_targets(repo).get(words[0]) if words else None
+    if target is None or any("$" in w for w in words):
+        return None
+    return Entry("console", target, tuple(words), _rel(step.cwd, repo), tuple(sorted(env.items())),
+                 step.first_line + 1, shown=" ".join(step.words))
+
+
 def _bash_entry(step: Step, ctx: CheckContext) -> Entry | None:
     call = step.call
     if call is None:
-        return None
+        return _console_entry(step, ctx) if step.words[:1] != ["cd"] else None
     repo = Path(ctx.repo_dir).resolve()
     shown = " ".join(step.words)
     if call.kind == "script" and call.target.endswith(".sh"):

@@ -11,8 +11,10 @@ ACCEPTED, REJECTED, UNREACHED = "accepted", "rejected", "unreached"
 @dataclass(frozen=True)
 class Entry:
     """One Python entry point an answer runs: ``kind`` ``script`` (``target`` a path from
-    ``workdir``), ``module`` (``python -m target``) or ``calls`` (a Python answer's calls into the
-    repository, in ``calls``); ``workdir`` is relative to the repository; ``line`` 1-based."""
+    ``workdir``), ``module`` (``python -m target``), ``console`` (a command the repository
+    installs: ``target`` its ``module:function``, ``argv`` the whole command, its name first) or
+    ``calls`` (a Python answer's calls into the repository, in ``calls``); ``workdir`` is relative
+    to the repository; ``line`` 1-based."""
 
     kind: str
     target: str
