@@ -138,7 +138,7 @@ def modes(args: argparse.Namespace) -> int:
     acc: dict[str, Counter] = defaultdict(Counter)
     outcomes: dict[str, list[bool]] = defaultdict(list)
     per_repo: dict[str, Counter] = defaultdict(Counter)
-    per_task: dict[str, dict[str, bool]] = defaultdict(dict)  # key -> mode -> passed (to pair two replays)
+    per_task: dict[str, dict[str, bool]] = defaultdict(dict)  # key -> mode (parsed:mode) -> passed, to pair replays
     for rec in recs:
         task = tasks.get(rec["key"])
         if task is None:
@@ -168,6 +168,7 @@ def modes(args: argparse.Namespace) -> int:
                 passed = parsed(task, f"```{kind}\n{code}\n```")  # read as generation read it
                 a["parsed"] += passed
                 outcomes[f"parsed:{mode}"].append(passed)
+                per_task[rec["key"]][f"parsed:{mode}"] = passed
             a["type_ok"] += type_ok(code, task.type)
             a["zero_findings"] += not findings
             a["seconds"] += seconds[mode]
