@@ -83,7 +83,8 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str],
     repair rule from the run's stored samples (no model call). A stored repair round is reused
     only when it was made for the same first answer; otherwise that stage stays as chosen."""
     from ragcode.bench.repos import repo_dir_for
-    from ragcode.check import DEFAULT_CHECKS, CheckContext, Finding, check_answer, load_checkers, penalty
+    from ragcode.check import (DEFAULT_CHECKS, CheckContext, Finding, check_answer, checkers_accept, load_checkers,
+                               penalty)
     from ragcode.answer.pipeline import autofix_first
     from ragcode.answer.repair import lost_values
     from ragcode.answer.run import CheckedRun
@@ -96,8 +97,11 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str],
     originals = [Candidate(c["text"], code, c["answer_type"], index, {}) for c, (index, code) in
                  zip(cands, _drawn(cands))]
     originals.sort(key=lambda c: c.sample_index)
-    found = [check_answer(c.code, c.answer_type, ctx, checkers) for c in originals]
-    ranked = rank(originals, found, task.instruction)
+    found, accepted = [], []
+    for c in originals:  # as checked generation ranks them: a parser-accepted answer first among equals
+        found.append(check_answer(c.code, c.answer_type, ctx, checkers))
+        accepted.append(checkers_accept(c.code, c.answer_type, ctx, checkers))  # right after its check
+    ranked = rank(originals, found, task.instruction, accepted)
     first = ranked[0]
     first_fs = [Finding.from_dict(f) for f in first.metadata["check"]["findings"]]
     chosen = (first.code, first.metadata["check"]["findings"])
