@@ -87,6 +87,8 @@ def test_a_refused_value_is_not_a_refused_flag():
     unknown = Finding("parse", "parse-rejected", "error: unrecognized arguments: --zz 3", "error", 1, "train.py")
     assert refused([bad], {"--model": "x"}) == []
     assert refused([bad, unknown], {"--model": "x", "--zz": "3"}) == ["--zz"]
+    short = Finding("parse", "parse-rejected", "unknown flag: m", "error", 1, "x")
+    assert refused([short], {"-m": "pkg"}) == []  # python's -m (or -u) is never read from a message
 
 
 def test_the_step_is_a_default_fix_and_recorded(repo: Path):

@@ -11,7 +11,8 @@ Which flags are refused: an ``unknown-flag`` the static check found and no certa
 (``ragcode.check.autofix``), or a ``parse-rejected`` whose parser message names the flag as a word
 and says it does not know it (argparse's ``unrecognized arguments: --x``, a ``sys.argv``
 configurator's ``Unknown config key: x``, click's ``No such option: --x``); a refused value
-(``invalid choice``) is not a refused flag. The parser names one refusal at a time, so the answer is
+(``invalid choice``) is not a refused flag, and a one-letter flag (python's ``-m``, ``-u``) is never
+read from a message. The parser names one refusal at a time, so the answer is
 checked again after each drop, at most ``MAX_DROPS`` times. A word after the flag that is not
 itself a flag is taken as its value (``--x 3``, ``--x=3``). The step keeps its result only when
 the fixes' keep rule (``ragcode.answer.fixes.better``) finds it better.
@@ -75,8 +76,8 @@ def refused(findings: list[Finding], flags: dict[str, str | None]) -> list[str]:
             word = f.message.split(" ", 1)[0]
             out += [word] if word in flags else []
         elif f.code == "parse-rejected" and _UNKNOWN.search(f.message):
-            out += [flag for flag in flags
-                    if re.search(rf"(?<![\w-])(?:--?)?{re.escape(flag.lstrip('-'))}(?![\w-])", f.message)]
+            out += [flag for flag in flags if len(flag.lstrip("-")) > 1  # "-m", "-u": too short to find
+                    and re.search(rf"(?<![\w-])(?:--?)?{re.escape(flag.lstrip('-'))}(?![\w-])", f.message)]
     return [flag for i, flag in enumerate(out) if flag not in out[:i]]
 
 
