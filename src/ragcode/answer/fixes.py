@@ -11,9 +11,9 @@ that says whether a fixed answer is kept.
   ``ragcode.check.expand``), ``retarget`` (move to the sibling script the instruction names,
   ``ragcode.check.retarget``), ``switch`` (the documented sibling command that takes the
   instruction's values, ``ragcode.check.switch``), ``drop`` (the flags the script refuses and
-  the instruction never asked for, taken out: ``ragcode.check.drop``), ``fill`` (the instruction's left-out values
-  to their flags, ``ragcode.check.fill``), ``fill_vars`` (the variables the documents export,
-  ``ragcode.check.fill_vars``).
+  the instruction never asked for, taken out: ``ragcode.check.drop``), ``fill`` (the
+  instruction's left-out values to their flags, ``ragcode.check.fill``), ``fill_vars`` (the
+  variables the documents export, ``ragcode.check.fill_vars``).
 
 ``keep_fixed`` is the keep rule that checked generation, ``ragcode check --fix`` and the agent's
 ``check`` tool all apply: a fixed answer is kept when a certain fix was made (a script reached by

@@ -2,19 +2,18 @@
 repository's own parser gives every parameter the reference sets the same value.
 
 Both the reference (``Task.output``) and the answer go through the parse-only dry run
-(``ragcode.dryrun``), each read as generation reads answers (``parse_answer``: fences dropped,
-bash or Python). Checks: ``type`` (the answer is of the reference's kind), ``entry`` (the same
-script, module, installed command or repository callables as the reference, a callable named as
-imported from its module: ``load_model`` after ``from whisper import load_model`` is
-``whisper.load_model``; ``python -m whisper`` and the installed ``whisper`` are one entry point,
-``console_aliases``),
+(``ragcode.dryrun``), each read as generation reads answers (``parse_answer``: fences dropped, bash
+or Python). Checks: ``type`` (the answer is of the reference's kind), ``entry`` (the same script,
+module, installed command or repository callables as the reference, a callable named as imported
+from its module: ``load_model`` after ``from whisper import load_model`` is ``whisper.load_model``;
+``python -m whisper`` and the installed ``whisper`` are one entry point, ``console_aliases``),
 ``values`` (each parameter the reference sets, in the answer's parse, holds the reference's value:
 same text, or the same number; or a value the instruction names where the reference's is one it
 does not: the task's words win over a reference that disagrees with them; or a relative path that
 names the same file from the answer's folder: ``../configs/x.yaml`` after ``cd demo``). Spellings
 the parser maps to one value (``--lr 1e-3`` and ``--lr 0.001``, flag order, ``--x=1`` and ``--x
-1``) pass alike. When the reference's own parse is not accepted (no parser reached), the
-policy cannot judge and falls back to the two text checks, saying so in ``detail``.
+1``) pass alike. When the reference's own parse is not accepted (no parser reached), the policy
+cannot judge and falls back to the two text checks, saying so in ``detail``.
 """
 
 from __future__ import annotations

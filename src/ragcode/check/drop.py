@@ -4,18 +4,19 @@ A small model copies a README example and keeps flags the script it runs does no
 (``sample.py --eval_iters=20 --block_size=64`` copied from the training command): the whole
 command then fails, and no value the user gave reaches anything. ``drop_refused`` removes such a
 flag, with its value, when the instruction named neither: its value is not one of the
-instruction's values, and no part of its name (three letters or more, not a stopword) starts a word the instruction
-uses. A flag the user did ask for is left to the other steps and to the model.
+instruction's values, and no part of its name (three letters or more, not a stopword) starts a
+word the instruction uses. A flag the user did ask for is left to the other steps and to the
+model.
 
 Which flags are refused: an ``unknown-flag`` the static check found and no certain fix corrects
 (``ragcode.check.autofix``), or a ``parse-rejected`` whose parser message names the flag as a word
 and says it does not know it (argparse's ``unrecognized arguments: --x``, a ``sys.argv``
 configurator's ``Unknown config key: x``, click's ``No such option: --x``); a refused value
-(``invalid choice``) is not a refused flag, and a one-letter flag (python's ``-m``, ``-u``) is never
-read from a message. The parser names one refusal at a time, so the answer is
-checked again after each drop, at most ``MAX_DROPS`` times. A word after the flag that is not
-itself a flag is taken as its value (``--x 3``, ``--x=3``). The step keeps its result only when
-the fixes' keep rule (``ragcode.answer.fixes.better``) finds it better.
+(``invalid choice``) is not a refused flag, and a one-letter flag (python's ``-m``, ``-u``) is
+never read from a message. The parser names one refusal at a time, so the answer is checked again
+after each drop, at most ``MAX_DROPS`` times. A word after the flag that is not itself a flag is
+taken as its value (``--x 3``, ``--x=3``). The step keeps its result only when the fixes' keep
+rule (``ragcode.answer.fixes.better``) finds it better.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from ragcode.check.instruction import instruction_values
 from ragcode.check.words import number_value, stopwords, without_thousands
 
 MAX_DROPS = 12
-_REFUSALS = ("unknown-flag", "parse-rejected")
 # ``--name`` with ``=value``, or a value word after it (quoted, or up to whitespace), over a line
 # continuation too; the leading whitespace goes with it
 _FLAG = r"[ \t]*(?<![\w./-]){flag}(?:=(?:'[^']*'|\"[^\"]*\"|\S*)|(?:[ \t]+|[ \t]*\\\n[ \t]*)(?!-)(?:'[^']*'|\"[^\"]*\"|[^\s;&|]+))?(?=[\s;&|]|$)"
