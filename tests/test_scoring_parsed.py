@@ -4,6 +4,7 @@ repository's own parser reads them; text checks only when the reference's parse 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dryrun_helpers import ARGPARSE, needs_bwrap, write
 from ragcode.bench.parsed import ParsedScorer
@@ -14,14 +15,20 @@ from ragcode.types import Task
 pytestmark = needs_bwrap
 
 
+def _scoring(tmp_path: Path, repos: Path) -> tuple[Any, ScoreContext]:
+    """The ``parsed`` scorer and a context over ``repos``, its dry-run cache under ``tmp_path``."""
+    config = Config()
+    config.index.cache_dir = str(tmp_path / "cache")
+    return load_scorer("parsed"), ScoreContext(repos, config)
+
+
 def _score(tmp_path: Path, output: str, reference: str = "python train.py --lr 0.001 --model-type vit_l") -> object:
     repos = tmp_path / "repos"
     write(repos / "9999", {"train.py": ARGPARSE, "hand.py": "import sys\nprint(sys.argv)\n"})
     task = Task(id=1, github_id=9999, instruction="train vit_l with lr 0.001", type="Bash Script", output=reference,
                 arguments={"lr": "0.001"})
-    config = Config()
-    config.index.cache_dir = str(tmp_path / "cache")
-    return load_scorer("parsed").score_sample(task, output, 0, ScoreContext(repos, config))
+    scorer, ctx = _scoring(tmp_path, repos)
+    return scorer.score_sample(task, output, 0, ctx)
 
 
 def test_parsed_is_a_named_policy() -> None:
@@ -68,9 +75,7 @@ def test_a_python_m_reference_is_read_as_a_shell_command_and_passes_its_own_poli
     reference = "python -m pkg --lr 0.001 --model-type vit_l"
     task = Task(id=1, github_id=9999, instruction="run pkg on vit_l with lr 0.001", type="Bash Script",
                 output=reference, arguments={"lr": "0.001"})
-    config = Config()
-    config.index.cache_dir = str(tmp_path / "cache")
-    scorer, ctx = load_scorer("parsed"), ScoreContext(repos, config)
+    scorer, ctx = _scoring(tmp_path, repos)
     right = scorer.score_sample(task, "python -m pkg --model-type=vit_l --lr 1e-3", 0, ctx)
     assert right.passed and "text checks only" not in right.detail
     wrong = scorer.score_sample(task, "python -m pkg --model-type vit_b --lr 1e-3", 0, ctx)
@@ -85,9 +90,7 @@ def test_a_path_written_from_another_folder_is_the_same_value(tmp_path: Path) ->
     reference = "python demo/train.py --lr 0.001 --opts cfg configs/x.yaml"
     task = Task(id=1, github_id=9999, instruction="train with lr 0.001 and the x config", type="Bash Script",
                 output=reference, arguments={"lr": "0.001"})
-    config = Config()
-    config.index.cache_dir = str(tmp_path / "cache")
-    scorer, ctx = load_scorer("parsed"), ScoreContext(repos, config)
+    scorer, ctx = _scoring(tmp_path, repos)
     moved = scorer.score_sample(task, "cd demo\npython train.py --lr 0.001 --opts cfg ../configs/x.yaml", 0, ctx)
     assert moved.passed, moved.detail
     other = scorer.score_sample(task, "cd demo\npython train.py --lr 0.001 --opts cfg ../x.yaml", 0, ctx)
@@ -100,9 +103,7 @@ def test_a_callable_imported_by_name_is_the_same_callable(tmp_path: Path) -> Non
     reference = 'import speech\nmodel = speech.load_model("base", device="cpu")\n'
     task = Task(id=1, github_id=9999, instruction="load the base model on the cpu", type="Python Code",
                 output=reference)
-    config = Config()
-    config.index.cache_dir = str(tmp_path / "cache")
-    scorer, ctx = load_scorer("parsed"), ScoreContext(repos, config)
+    scorer, ctx = _scoring(tmp_path, repos)
     same = 'from speech import load_model\nmodel = load_model("base", device="cpu")\n'
     assert scorer.score_sample(task, f"```python\n{same}```", 0, ctx).passed
     wrong = scorer.score_sample(task, f"```python\n{same.replace('cpu', 'cuda')}```", 0, ctx)
