@@ -19,6 +19,7 @@ cannot judge and falls back to the two text checks, saying so in ``detail``.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import os
 from pathlib import Path
@@ -36,11 +37,12 @@ def qualified_names(result: Any) -> dict[str, str]:
             for c in result.entry.calls if c.get("module")}
 
 
+@functools.lru_cache(maxsize=64)
 def console_aliases(repo: Path) -> dict[tuple[str, ...], tuple[str, ...]]:
     """``("module", pkg)`` -> ``("console", "pkg.mod:function")`` for each package whose
     ``__main__.py`` calls, at module level, the function one of the repository's installed commands
     runs (whisper's ``from .transcribe import cli; cli()``): ``python -m whisper`` and ``whisper``
-    reach the same function."""
+    reach the same function. Read once per repository, as ``console_targets`` is."""
     from ragcode.check.facts import console_targets, read_text
 
     out: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -146,7 +148,8 @@ def compare(reference: list[Any], answer: list[Any], instruction: str = "",
     ``instruction``, a value the instruction names in place of the reference's counts as right;
     ``aliases``: entry keys that start the same function (``console_aliases``)."""
     def entry_of(result: Any) -> tuple[str, ...]:
-        return (aliases or {}).get(_entry_key(result), _entry_key(result))
+        key = _entry_key(result)
+        return (aliases or {}).get(key, key)
 
     ref_keys = {entry_of(r): r for r in reference}
     got = {entry_of(r): r for r in answer if r.status == "accepted"}

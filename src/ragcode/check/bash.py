@@ -28,11 +28,11 @@ from pathlib import Path
 from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.args import match_args
-from ragcode.check.facts import console_scripts, module_file, read_text, script_flags, scripts_near
+from ragcode.check.facts import console_scripts, installed_command, module_file, read_text, script_flags, scripts_near
 from ragcode.chunking.scripts.flags import Flag
 from ragcode.errors import RepoPathError
 from ragcode.fileio import inside_repo
-from ragcode.shell import PYTHON, ScriptCall, logical_lines, split_commands, split_prefix
+from ragcode.shell import PYTHON, ScriptCall, logical_lines, split_commands
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -259,15 +259,9 @@ def _launcher_slips(code: str) -> list[Finding]:
 
 def _runs_console_script(code: str, repo: Path) -> bool:
     """A command of ``code`` is one the repository installs (``whisper audio.mp3``)."""
-    installed = console_scripts(repo)
-    if not installed:
+    if not console_scripts(repo):
         return False
-    for _, line in logical_lines(code):
-        for words in split_commands(line):
-            rest = split_prefix(words)[1]
-            if rest and rest[0] in installed:
-                return True
-    return False
+    return any(installed_command(words, repo) for _, line in logical_lines(code) for words in split_commands(line))
 
 
 _READS_ARGS = re.compile(r"argv|argparse|ArgumentParser|add_argument|parse_args|optparse|OptionParser|getopt|docopt|"

@@ -25,7 +25,9 @@ import re
 from collections.abc import Callable
 
 from ragcode.check import CheckContext, Finding
+from ragcode.check.answer import read_answer
 from ragcode.check.autofix import fixable
+from ragcode.check.fill import given_flags
 from ragcode.check.instruction import instruction_values
 from ragcode.check.words import number_value, stopwords, without_thousands
 
@@ -33,19 +35,18 @@ MAX_DROPS = 12
 # ``--name`` with ``=value``, or a value word after it (quoted, or up to whitespace), over a line
 # continuation too; the leading whitespace goes with it
 _FLAG = r"[ \t]*(?<![\w./-]){flag}(?:=(?:'[^']*'|\"[^\"]*\"|\S*)|(?:[ \t]+|[ \t]*\\\n[ \t]*)(?!-)(?:'[^']*'|\"[^\"]*\"|[^\s;&|]+))?(?=[\s;&|]|$)"
-_QUOTED = r"'[^']*'|\"[^\"]*\""
 # a parser's words for a name it does not have (argparse, configurators, click, absl, hydra, fire)
 _UNKNOWN = re.compile(r"unrecogni[sz]ed|unknown|no such (?:option|flag)|not in struct|could not override|"
                       r"could not consume", re.IGNORECASE)
-_GIVEN = re.compile(rf"(?<![\w./-])(--?[A-Za-z][\w.-]*)(?:=({_QUOTED}|\S*)|[ \t]+(?!-)({_QUOTED}|[^\s;&|]+))?")
 
 
 def given(code: str) -> dict[str, str | None]:
-    """Every flag the code gives, with the word taken as its value (None: a bare flag)."""
+    """Every flag the code's commands give, with the word taken as its value (None: a bare flag;
+    ``ragcode.check.fill.given_flags`` over each command's words)."""
     out: dict[str, str | None] = {}
-    for m in _GIVEN.finditer(code):
-        value = m.group(2) if m.group(2) is not None else m.group(3)
-        out.setdefault(m.group(1), value.strip("'\"") if value is not None else None)
+    for cmd in read_answer(code, "bash").commands:
+        for flag, value in given_flags(list(cmd.words)).items():
+            out.setdefault(flag, value)
     return out
 
 

@@ -28,6 +28,7 @@ from ragcode.chunking.scripts.flags import Flag
 from ragcode.chunking.scripts.table import declared_flags
 from ragcode.errors import RepoPathError
 from ragcode.fileio import inside_repo
+from ragcode.shell import split_prefix
 
 RUNNABLE = (".py", ".sh")
 _SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv"}
@@ -196,3 +197,10 @@ def console_targets(repo: Path) -> dict[str, str]:
 def console_scripts(repo: Path) -> frozenset[str]:
     """The command names the repository's packaging installs (``whisper``, ``fairseq-train``)."""
     return frozenset(console_targets(repo))
+
+
+def installed_command(words: list[str], repo: Path) -> str | None:
+    """The ``module:function`` a command's words run when, after any ``VAR=value`` prefix and
+    wrapper, they start with a command the repository installs (``whisper talk.wav``), else None."""
+    rest = split_prefix(words)[1]
+    return console_targets(repo).get(rest[0]) if rest else None

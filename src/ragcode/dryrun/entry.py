@@ -24,7 +24,7 @@ from ragcode.check import CheckContext
 from ragcode.check.answer import read_answer
 from ragcode.check.bash import Step, walk
 from ragcode.check.expand import inner_command
-from ragcode.check.facts import console_targets, module_file
+from ragcode.check.facts import installed_command, module_file
 from ragcode.dryrun.result import Entry
 from ragcode.shell import parse_command, split_commands, split_prefix
 
@@ -53,8 +53,8 @@ def _console_entry(step: Step, ctx: CheckContext) -> Entry | None:
     """A command the repository installs (``whisper talk.wav --model base``), started as the
     ``module:function`` its packaging names, with the command's name as ``argv[0]``."""
     repo = Path(ctx.repo_dir).resolve()
+    target = installed_command(list(step.words), repo)
     env, words = split_prefix(list(step.words))
-    target = console_targets(repo).get(words[0]) if words else None
     if target is None or any("$" in w for w in words):
         return None
     return Entry("console", target, tuple(words), _rel(step.cwd, repo), tuple(sorted(env.items())),
