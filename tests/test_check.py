@@ -152,7 +152,7 @@ def test_home_made_argparse_script_that_never_uses_the_repository(repo):
     (deps / "requirements.txt").write_text("torch\n")
     cli = "import argparse, torch\np = argparse.ArgumentParser()\np.add_argument('--lr')\np.add_argument('--epochs')\n"
     assert codes(cli, deps, "python") == ["own-cli"]
-    assert codes("import torch\nfrom pkg.models import GCN\n" + cli.split("\n", 1)[1], deps, "python") == []
+    assert codes("import argparse, torch\nfrom pkg.models import GCN\n" + cli.split("\n", 1)[1], deps, "python") == []
 
 
 def test_value_from_the_instruction_absent_from_the_answer(repo):

@@ -18,6 +18,8 @@ slip of one letter, not in meaning:
   of that name (``python -m lm_design`` -> ``python examples/lm-design/lm_design.py``);
 - a ``respelled-value``: a value of the instruction written with other separators or case, in a
   string or an argument (``'ViT-g/14'`` -> ``'ViT-g-14'``), written as the user spelled it;
+- an ``unimported-module`` (Python): a module's name read but never bound gets its
+  ``import NAME`` where the answer's imports stand (``ragcode.check.unbound``);
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
   as a switch: ``--noise`` -> ``--noise True``, which is what a bare switch means.
 Everything else (a different word, a missing value) is left to the model. The word is replaced
@@ -32,6 +34,7 @@ from pathlib import PurePosixPath
 
 from ragcode.check import Finding, moved_script
 from ragcode.check.args import one_slip
+from ragcode.check.unbound import add_import, unbound_names
 
 
 def _same_flag(a: str, b: str) -> bool:
@@ -110,6 +113,12 @@ def _fix_word(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     return _replace_all(code, rf"(?<![\w./-]){re.escape(found[0])}(?=[\s=]|$)", found)
 
 
+def _fix_import(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    if f.target not in {name for _, name in unbound_names(code)}:  # already imported
+        return None
+    return add_import(code, f.target), (f.target, f"import {f.target}")
+
+
 def _replace_all(code: str, pattern: str, pair: tuple[str, str]) -> tuple[str, tuple[str, str]] | None:
     new = re.compile(pattern, re.MULTILINE).sub(lambda _: pair[1], code)  # every place it is written
     return (new, pair) if new != code else None
@@ -120,7 +129,7 @@ def _replace_all(code: str, pattern: str, pair: tuple[str, str]) -> tuple[str, t
 CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | None]] = {
     "cd-from-root": _fix_cd, "unknown-module": _fix_module, "unknown-script": _fix_script,
     "missing-flag-value": _fix_bool, "respelled-value": _fix_respelled, "unknown-flag": _fix_word,
-    "wrong-launcher": _fix_word,
+    "wrong-launcher": _fix_word, "unimported-module": _fix_import,
 }
 
 

@@ -7,6 +7,10 @@
   one the answer runs in, so only a module that misses the repository's own (or a package it
   says to install) by a little is said (``import open_clips``, did you mean ``open_clip``?);
   ``import skimage`` is left alone;
+- a module it uses is imported: ``clip.tokenize(...)`` after only ``from clip import load``
+  fails with ``NameError`` (``unimported-module``, a certain fix: ``import clip``; the standard
+  library's modules, the repository's own and the packages it depends on, read unbound by
+  ``ragcode.check.unbound``);
 - names taken from the repository's modules exist there: ``from models import GCNN`` when
   ``models.py`` defines no ``GCNN``, or ``models.GCNN(...)`` after ``import models``
   (``missing-symbol``, naming the closest real one);
@@ -28,12 +32,14 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
+import sys
 from pathlib import Path
 
 from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.facts import module_file, module_symbols
 from ragcode.check.facts_env import env_has_modules, in_repo, near_repo_module, repo_needs
+from ragcode.check.unbound import unbound_names
 
 _RUNNERS = {"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput"}
 
@@ -131,6 +137,7 @@ class PythonChecker:
             used = [(n.lineno, n.attr) for n in ast.walk(tree)
                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == alias]
             found.extend(self._names(module, used, roots))
+        found.extend(self._unimported(code, roots, repo))
         if not own and not _runs_a_script(tree):
             if _declares_flags(tree):
                 found.append(Finding(self.name, "own-cli", say("own-cli"), severity=WARNING))
@@ -139,6 +146,19 @@ class PythonChecker:
             else:
                 found.append(Finding(self.name, "no-own-use", say("no-own-use"), severity=WARNING))
         return found
+
+    def _unimported(self, code: str, roots: list[Path], repo: Path) -> list[Finding]:
+        """``unimported-module`` for each name the answer reads unbound that is a module: the
+        standard library's, the repository's own (a file, not a bare folder) or a package it
+        depends on."""
+        out = []
+        for line, name in unbound_names(code):
+            own = module_file(name, roots)
+            if (name in sys.stdlib_module_names or (own is not None and own.is_file())
+                    or repo_needs(name, repo)):
+                out.append(Finding(self.name, "unimported-module", say("unimported-module", name=name),
+                                   severity=ERROR, line=line, target=name, suggestion=f"import {name}"))
+        return out
 
     def _names(self, module: str, wanted: list[tuple[int, str]], roots: list[Path]) -> list[Finding]:
         """``missing-symbol`` for each name in ``wanted`` that repository module ``module`` lacks."""

@@ -140,6 +140,17 @@ _DECLARED = (
     Rule("missing-symbol", "python", ERROR, 1.0, {"": "{module} has no {name}{hint}"},
          "a name imported from, or used on, a repository module that has none (`from models import GCNN`)",
          (RuleCase("from pkg.models import GCN, GAT\nm = GAT()\n", answer_type=_PY, target="pkg.models"),)),
+    Rule("unimported-module", "python", ERROR, 1.0, {
+        "": "{name} is used but never imported: the answer stops with NameError; add `import {name}`"},
+        "a module's name read but never bound (`clip.tokenize(...)` after only `from clip import load`): a "
+        "standard library module, one of the repository's own or a package it depends on; a certain fix adds "
+        "`import NAME` where the imports stand",
+        (RuleCase("from pkg.models import GCN\nm = GCN()\nn = pkg.models.GAT()\n", answer_type=_PY, target="pkg"),
+         RuleCase("import pkg.models\np = os.path.join('a', 'b')\n", answer_type=_PY, target="os")),
+        fix="certain", fixed_by=("certain",),
+        quiet=(RuleCase("import os\nimport pkg.models\nm = pkg.models.GCN()\np = os.path.join('a', 'b')\n",
+                        answer_type=_PY),
+               RuleCase("from pkg.models import GCN\nmodel = GCN()\nprint(model)\n", answer_type=_PY))),
     Rule("no-repo-use", "python", WARNING, 1.5, {
         "": "the answer never uses the repository: it imports none of its modules and runs none of its scripts"},
         "Python that imports none of the repository's modules, none of its dependencies and runs none of its "

@@ -15,7 +15,8 @@ is a gain); when both parse, kept only when ``after`` places more of the instruc
 than ``before`` and loses none (a respelling the parser happens to take, ``--arch ViT-Base`` for
 ``vit_base``, gains nothing and is refused). A move to another script (switch and retarget make
 one only to a script the instruction or the passage names) is kept when the parser accepts it and
-no placed value is lost. Values a Python answer hands to calls count only as written: binding a
+no placed value is lost. A fix that only adds ``import X`` lines to Python (a module read but never
+bound: the answer stopped with ``NameError``) is kept. Values a Python answer hands to calls count only as written: binding a
 call does not check them. Where no parser is reached, the dry run cannot tell and the fix is left
 to the other rules.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -136,7 +138,7 @@ def accepted_with_values(results: list[ParseResult], instruction: str) -> bool:
 
 def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runner: Any = None) -> bool:
     """Whether a fix turning ``before`` into ``after`` may be kept (see the module doc)."""
-    if before == after:
+    if before == after or (answer_type == "python" and _adds_only_imports(before, after)):
         return True
     after_results = dry_run(after, answer_type, ctx, runner)
     if any(r.status == REJECTED for r in after_results):
@@ -151,6 +153,15 @@ def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runn
     if before_results and after_results and all(r.status == ACCEPTED for r in before_results + after_results):
         return set(placed(before_results, ctx.instruction)[0]) < set(placed(after_results, ctx.instruction)[0])
     return True
+
+
+def _adds_only_imports(before: str, after: str) -> bool:
+    """``after`` is ``before`` with ``import X`` lines added and nothing else changed: the fix of
+    a module read unbound, which the dry run of the calls cannot see (binding a call does not
+    run the answer's lines) and which no right answer needs."""
+    added = Counter(after.splitlines()) - Counter(before.splitlines())
+    return (not Counter(before.splitlines()) - Counter(after.splitlines())
+            and all(re.fullmatch(r"import [A-Za-z_][\w.]*", line) for line in added))
 
 
 def _entries(results: list[ParseResult]) -> list[tuple[str, str]]:

@@ -1,0 +1,66 @@
+"""Names a Python answer reads but never binds, and the import that binds a module's name.
+
+``clip.tokenize(...)`` after ``from clip import load`` fails with ``NameError: clip``: the
+answer meant the module and forgot its import. ``unbound_names`` finds such names with the
+standard library's ``symtable`` (the compiler's own scope analysis: assignments, imports,
+parameters, ``global``, comprehensions and class scopes as Python resolves them), so no scope
+rules are written here; ``add_import`` puts ``import NAME`` where the answer's imports stand.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import symtable
+
+_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__builtins__", "__spec__"}
+
+
+def _tables(table: symtable.SymbolTable) -> list[symtable.SymbolTable]:
+    out = [table]
+    for child in table.get_children():
+        out += _tables(child)
+    return out
+
+
+def unbound_names(code: str) -> list[tuple[int, str]]:
+    """``(line, name)`` for each global name ``code`` reads that nothing in it binds (builtins
+    aside), at the line of its first read; [] when it does not compile."""
+    try:
+        top = symtable.symtable(code, "<answer>", "exec")
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    bound = {s.get_name() for t in _tables(top) for s in t.get_symbols()
+             if (t is top or s.is_declared_global()) and (s.is_assigned() or s.is_imported() or s.is_namespace())}
+    read = {s.get_name() for t in _tables(top) for s in t.get_symbols()
+            if s.is_referenced() and (t is top or s.is_global())}
+    missing = read - bound - _BUILTINS
+    first: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in missing:
+            first[node.id] = min(first.get(node.id, node.lineno), node.lineno)
+    return sorted((line, name) for name, line in first.items())
+
+
+def add_import(code: str, name: str) -> str:
+    """``code`` with ``import NAME`` on the line before its first import (after a docstring and
+    ``from __future__`` imports), or before its first statement when it imports nothing."""
+    tree = ast.parse(code)
+    body = [n for n in tree.body if not _preamble(n)]
+    at = next((n.lineno for n in body if isinstance(n, ast.Import | ast.ImportFrom)), None)
+    if at is None:
+        at = _start(body[0]) if body else len(code.splitlines()) + 1
+    lines = code.splitlines(keepends=True)
+    lines.insert(at - 1, f"import {name}\n")
+    return "".join(lines)
+
+
+def _start(node: ast.stmt) -> int:
+    """The first line of ``node``, its decorators included."""
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+
+def _preamble(node: ast.stmt) -> bool:
+    docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    return docstring or (isinstance(node, ast.ImportFrom) and node.module == "__future__")
