@@ -219,6 +219,11 @@ for arg in sys.argv[1:]:
         key, val = arg[2:].split("=")
         globals()[key] = val
 '''
+# a configurator that refuses a key the script does not bind (nanoGPT's)
+STRICT_CONFIGURATOR = CONFIGURATOR.replace('        globals()[key] = val\n', """        if key not in globals():
+            raise ValueError(f"Unknown config key: {key}")
+        globals()[key] = val
+""")
 SMALL_CONFIG = "# the small model, 4M parameters\nblock_size = 64\nn_layer = 4\nout_dir = 'out-small'\n"
 SPEECH_CLI = '''import argparse
 
@@ -243,7 +248,8 @@ def _outside(root: Path) -> Path:
                        ("vision/make_video.py", VIDEO), ("vision/README.md", VISION_README), ("dcgan/main.py", GENERATOR),
                        ("detect_train.py", DETECT), ("lm_main.py", LANGUAGE), ("demo/opts_demo.py", OPTS),
                        ("gpt/train.py", GLOBALS_TRAIN), ("gpt/configurator.py", CONFIGURATOR),
-                       ("gpt/config/small.py", SMALL_CONFIG), ("speech/__init__.py", ""),
+                       ("gpt/config/small.py", SMALL_CONFIG), ("nano/train.py", GLOBALS_TRAIN),
+                       ("nano/configurator.py", STRICT_CONFIGURATOR), ("speech/__init__.py", ""),
                        ("speech/__main__.py", "from .cli import cli\n\ncli()\n"), ("speech/cli.py", SPEECH_CLI),
                        ("cifar/main.py", CIFAR), ("cifar/models/__init__.py", "class ResNet18:\n    pass\n"),
                        ("pyproject.toml", '[project]\nname = "speech"\n\n[project.scripts]\nspeech = "speech.cli:cli"\n')):

@@ -263,8 +263,8 @@ class GenerationConfig(_Section):
     check: list[str] = Field(default_factory=lambda: ["bash", "python", "coverage", "parse"])
     select: bool = True
     autofix: bool = True
-    fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "switch", "drop", "fill",
-                                                      "fill_vars"])
+    fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "switch", "rename", "drop",
+                                                      "fill", "fill_vars"])
     repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0
     sample_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.7
     # grounding (ragcode.answer.grounding): the parameters the likely scripts' own parsers declare,

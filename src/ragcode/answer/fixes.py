@@ -10,7 +10,9 @@ that says whether a fixed answer is kept.
   ``better`` than the certain fixes alone: ``expand`` (open an argument-less wrapper script,
   ``ragcode.check.expand``), ``retarget`` (move to the sibling script the instruction names,
   ``ragcode.check.retarget``), ``switch`` (the documented sibling command that takes the
-  instruction's values, ``ragcode.check.switch``), ``drop`` (the flags the script refuses and
+  instruction's values, ``ragcode.check.switch``), ``rename`` (a refused flag the user asked
+  for, given the declared name it abbreviates: ``--lr`` -> ``--learning_rate``,
+  ``ragcode.check.rename``), ``drop`` (the flags the script refuses and
   the instruction never asked for, taken out: ``ragcode.check.drop``), ``fill`` (the
   instruction's left-out values to their flags, ``ragcode.check.fill``), ``fill_vars`` (the
   variables the documents export, ``ragcode.check.fill_vars``).
@@ -32,8 +34,8 @@ from ragcode.check.fill import names_said
 from ragcode.check.instruction import read_instruction
 from ragcode.registry import Registry
 
-DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "drop", "fill", "fill_vars")
-GUESSING = ("expand", "retarget", "switch", "drop", "fill", "fill_vars")
+DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "rename", "drop", "fill", "fill_vars")
+GUESSING = ("expand", "retarget", "switch", "rename", "drop", "fill", "fill_vars")
 
 
 @dataclass
@@ -61,7 +63,7 @@ class Trial:
 @dataclass(frozen=True)
 class Fixed:
     """What the fixes made of an answer: the code, its findings, and the record of what was done
-    (``pairs``: the certain fixes; ``expanded``, ``retargeted``, ``switched``, ``dropped``,
+    (``pairs``: the certain fixes; ``expanded``, ``retargeted``, ``switched``, ``renamed``, ``dropped``,
     ``filled``, ``exported``: the guessing steps kept)."""
 
     code: str
@@ -119,6 +121,20 @@ def switch_step(trial: Trial) -> None:
             trial.take(switched, switched_fs)
 
 
+def rename_step(trial: Trial) -> None:
+    from ragcode.check.rename import rename_refused
+
+    readers = [r for r in (getattr(c, "declared", None) for c in trial.checkers) if r is not None]
+    if not readers:  # no parser is run: no declared names to give
+        return
+    code, findings, pairs = rename_refused(
+        trial.code, trial.findings, trial.ctx, trial.check,
+        lambda code: [n for read in readers for n in read(code, trial.answer_type, trial.ctx)])
+    if pairs:
+        trial.record["renamed"] = pairs
+        trial.take(code, findings)
+
+
 def drop_step(trial: Trial) -> None:
     from ragcode.check.drop import drop_refused
 
@@ -155,6 +171,7 @@ FIXES = Registry("fix", {
     "expand": "ragcode.answer.fixes:expand_step",
     "retarget": "ragcode.answer.fixes:retarget_step",
     "switch": "ragcode.answer.fixes:switch_step",
+    "rename": "ragcode.answer.fixes:rename_step",
     "drop": "ragcode.answer.fixes:drop_step",
     "fill": "ragcode.answer.fixes:fill_step",
     "fill_vars": "ragcode.answer.fixes:fill_vars_step",

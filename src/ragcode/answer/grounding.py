@@ -242,6 +242,8 @@ def render(result: ParseResult, shown: str, instruction: str, budget: int, launc
            "(spell them exactly so):"
     if launcher:
         head += f"\n  Run it as the repository's docs do: {launcher} {shown} [parameters]"
+    if result.parser == "configurator":  # it splits each word at "=": a value after a space is a file to run
+        head += "\n  Give each as --name=value, after any config file."
     want = _stems(instruction)
     lines = [_line(p) for p in result.spec]
     score = [len(_stems(str(p.get("name", ""))) & want) for p in result.spec]

@@ -76,10 +76,11 @@ _DECLARED = (
         "prefixes accepted); one spelled with `-` for `_` or in another case, or one letter off the only flag "
         "that near (`--resme` -> `--resume`, names of five letters or more), is a certain fix; another one whose "
         "value and name the instruction never says (copied from an example) is dropped, with its value, when "
-        "the answer then checks better (`drop`)",
+        "the answer then checks better (`drop`); one the instruction asks for that abbreviates one declared name "
+        "(`--lr` for `--learning_rate`) is renamed to it (`rename`)",
         (RuleCase("python train.py --data cora --batchsize 16", target="train.py"),
          RuleCase(stderr="usage: train.py\ntrain.py: error: unrecognized arguments: --zzz 1")),
-        fix="certain", fixed_by=("certain", "drop")),
+        fix="certain", fixed_by=("certain", "rename", "drop")),
     Rule("duplicate-flag", "bash", WARNING, 0.3, {"": "{flag} is given twice to {script}"},
          "a flag given twice (one that appends or counts may be)",
          (RuleCase("python train.py --data cora --data cora", target="train.py"),)),
@@ -222,10 +223,12 @@ _DECLARED = (
         "`deepspeed`) are read by that launcher's real parser, as installed in the dry run's interpreter, and its "
         "refusal names the launcher (`torchrun --nproc_per_nodes 2`); a launcher not installed says nothing; a "
         "flag the message names whose value and name the instruction never says is dropped, with its value, "
-        "one refusal at a time, when the answer then checks better (`drop`)",
+        "one refusal at a time, when the answer then checks better (`drop`); one the instruction asks for that "
+        "abbreviates one name the parser declares is renamed to it (`rename`: a configurator's `--lr=` for "
+        "`--learning_rate=`)",
         (RuleCase("python train.py --data cora --zzz 1", target="train.py"),
          RuleCase("torchrun --nproc_per_nodes 2 train.py --data cora", target="torchrun")),
-        fix="guessing", fixed_by=("drop",),
+        fix="guessing", fixed_by=("rename", "drop"),
         quiet=(RuleCase("torchrun --nproc_per_node 2 train.py --data cora"),)),
     Rule("parse-version", "parse", WARNING, 0.5, {
         "": "{target}'s own parser refuses the command ({message}), but its fields come from {fields}, which "

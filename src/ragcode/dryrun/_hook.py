@@ -315,6 +315,13 @@ def _simple(value):
     return isinstance(value, (bool, int, float, str)) or value is None
 
 
+def _configurator_spec(names):
+    """The keys a configurator takes: the simple values bound before it runs, each written
+    ``--key=value`` (its type and default are the value's)."""
+    return [param(f"--{k}", "bool" if isinstance(v, bool) else type(v).__name__ if v is not None else "",
+                  False, default=v) for k, v in names.items()]
+
+
 def _exec(source, globals_=None, locals_=None, *rest, **kw):
     text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
     caller = sys._getframe(1)
@@ -325,6 +332,7 @@ def _exec(source, globals_=None, locals_=None, *rest, **kw):
     g = globals_ if globals_ is not None else caller.f_globals
     loc = locals_ if locals_ is not None else (g if globals_ is not None else caller.f_locals)
     before = {k: v for k, v in loc.items() if not k.startswith("_") and _simple(v)}
+    spec = spec_of(_configurator_spec, before)
     try:
         _ORIGINAL_EXEC(source, g, loc)
     except Exception as exc:  # the configurator's own refusal: unknown key, wrong type
@@ -334,10 +342,10 @@ def _exec(source, globals_=None, locals_=None, *rest, **kw):
         lines = text.splitlines()
         where = lines[tb.tb_lineno - 1].strip() if tb is not None and 0 < tb.tb_lineno <= len(lines) else ""
         emit("rejected", message=f"{type(exc).__name__}: {exc}".rstrip(": ") + (f" at `{where}`" if where else ""),
-             parser="configurator")
+             parser="configurator", spec=spec)
     params = {k: loc.get(k) for k in before}
     explicit = sorted(k for k in before if loc.get(k) != before[k])
-    emit("accepted", params=params, explicit=explicit, parser="configurator")
+    emit("accepted", params=params, explicit=explicit, parser="configurator", spec=spec)
 
 
 builtins.exec = _exec

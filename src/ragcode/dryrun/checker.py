@@ -110,6 +110,15 @@ class ParseChecker:
         from the parse ``check`` just made."""
         return overrule(findings, self._results(code, answer_type, ctx))
 
+    def declared(self, code: str, answer_type: str, ctx: CheckContext) -> list[str]:
+        """The flags the parsers that refused the answer declare (their spec's names; argparse's
+        aliases each), for the fixes that give a refused flag its real name."""
+        names: list[str] = []
+        for result in self._results(code, answer_type, ctx):
+            if result.status == REJECTED:
+                names += [n.strip() for p in result.spec for n in str(p.get("name", "")).split(" / ")]
+        return [n for n in names if n.startswith("-")]
+
     def accepts(self, code: str, answer_type: str, ctx: CheckContext) -> bool:
         """Whether the answer's every entry point was parsed to the end and accepted, every word
         of it read (the evidence checked selection prefers among equally clean answers)."""
