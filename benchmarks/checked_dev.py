@@ -64,12 +64,12 @@ def _stages(cands: list[dict]) -> dict[str, tuple[str, list]]:
 
 
 def _drawn(cands: list[dict]) -> list[tuple[int, str]]:
-    """Each stored candidate's original sample index and its code as drawn: the first one is
-    stored after its autofix or repair, whose record keeps the drawn code."""
+    """Each stored candidate's original sample index and its code as drawn: a fixed one is stored
+    after its autofix (the first one also after repair), whose record keeps the drawn code."""
     out = []
     for c in cands:
         check = c["metadata"].get("check", {})
-        code = check.get("autofix", {}).get("previous") if c is cands[0] else None
+        code = check.get("autofix", {}).get("previous")
         rounds = check.get("repair") or []
         if c is cands[0] and rounds and code is None:
             code = rounds[0]["previous"]
@@ -78,17 +78,16 @@ def _drawn(cands: list[dict]) -> list[tuple[int, str]]:
 
 
 def _replay(cands: list[dict], task, repos: Path, check: list[str],
-            fixes: list[str] | None = None) -> dict[str, tuple[str, list]]:
-    """The select / autofix / repair stages recomputed with the CURRENT checks, ranking and
-    repair rule from the run's stored samples (no model call). A stored repair round is reused
-    only when it was made for the same first answer; otherwise that stage stays as chosen."""
+            fixes: list[str] | None = None, fix_each: bool = False) -> dict[str, tuple[str, list]]:
+    """The select / autofix / repair stages recomputed with the CURRENT checks, ranking, fixes and
+    repair rule from the run's stored samples (no model call), as checked generation chooses
+    (``ragcode.answer.pipeline.choose``). A stored repair round is reused only when it was made for
+    the same first answer; otherwise that stage stays as chosen."""
     from ragcode.bench.repos import repo_dir_for
-    from ragcode.check import (DEFAULT_CHECKS, CheckContext, Finding, check_answer, checkers_accept, load_checkers,
-                               penalty)
-    from ragcode.answer.pipeline import autofix_first
+    from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers, penalty
+    from ragcode.answer.pipeline import choose
     from ragcode.answer.repair import lost_values
     from ragcode.answer.run import CheckedRun
-    from ragcode.answer.select import rank
     from ragcode.types import Candidate
 
     repo, _ = repo_dir_for(task, repos)
@@ -97,22 +96,17 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str],
     originals = [Candidate(c["text"], code, c["answer_type"], index, {}) for c, (index, code) in
                  zip(cands, _drawn(cands))]
     originals.sort(key=lambda c: c.sample_index)
-    found, accepted = [], []
-    for c in originals:  # as checked generation ranks them: a parser-accepted answer first among equals
-        found.append(check_answer(c.code, c.answer_type, ctx, checkers))
-        accepted.append(checkers_accept(c.code, c.answer_type, ctx, checkers))  # right after its check
-    ranked = rank(originals, found, task.instruction, accepted)
-    first = ranked[0]
-    first_fs = [Finding.from_dict(f) for f in first.metadata["check"]["findings"]]
-    chosen = (first.code, first.metadata["check"]["findings"])
-    run = CheckedRun(ctx, checkers, fixes=tuple(fixes)) if fixes else CheckedRun(ctx, checkers)
-    fixed, fixed_fs = autofix_first(first, first_fs, run)
-    after_fix = (fixed.code, [f.to_dict() for f in fixed_fs])
+    run = CheckedRun(ctx, checkers, autofix=True, fix_each=fix_each, **({"fixes": tuple(fixes)} if fixes else {}))
+    ranked, found = choose(originals, run)
+    first, fixed_fs = ranked[0], found[0]
+    fix = first.metadata["check"].get("autofix")
+    chosen = (fix["previous"], fix["findings_before"]) if fix else (first.code, first.metadata["check"]["findings"])
+    after_fix = (first.code, [f.to_dict() for f in fixed_fs])
     final = after_fix
     stored = cands[0]["metadata"].get("check", {}).get("repair") or []
-    if stored and stored[0]["previous"] == fixed.code and fixed_fs:
+    if stored and stored[0]["previous"] == first.code and fixed_fs:
         new_fs = check_answer(stored[0]["code"], first.answer_type, ctx, checkers)
-        if penalty(new_fs) < penalty(fixed_fs) and not lost_values(fixed.code, stored[0]["code"], task.instruction):
+        if penalty(new_fs) < penalty(fixed_fs) and not lost_values(first.code, stored[0]["code"], task.instruction):
             final = (stored[0]["code"], [f.to_dict() for f in new_fs])
     return {"select": chosen, "autofix": after_fix, "repair": final}
 
@@ -150,9 +144,11 @@ def modes(args: argparse.Namespace) -> int:
         cands = rec["candidates"]
         greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
         stored = _stages(cands)
-        stages = _replay(cands, task, Path(args.replay), args.check, args.fixes) if args.replay else stored
-        single = stored["select"] if greedy is cands[0] else (greedy["code"], greedy["metadata"].get(
-            "check", {}).get("findings", []))  # as drawn: before the first answer's autofix and repair
+        stages = (_replay(cands, task, Path(args.replay), args.check, args.fixes, args.fix_each) if args.replay
+                  else stored)
+        fix = greedy["metadata"].get("check", {}).get("autofix")  # as drawn: before any autofix and repair
+        single = stored["select"] if greedy is cands[0] else (fix["previous"], fix["findings_before"]) if fix else (
+            greedy["code"], greedy["metadata"].get("check", {}).get("findings", []))
         chosen = {"single": single, **stages}
         check = cands[0]["metadata"].get("check", {})
         greedy_s = greedy["metadata"].get("seconds") or 0
@@ -263,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--fixes", default=None, type=lambda text: [x for x in text.split(",") if x],
                    help="the replay's fix steps, comma-separated (default: generation.fixes' default), e.g. "
                         "certain,expand,retarget,switch,fill,fill_vars to leave one out")
+    m.add_argument("--fix-each", action="store_true", help="the replay fixes every sample before ordering them "
+                   "(generation.fix_each), not only the first after")
     r = sub.add_parser("references")
     r.add_argument("--tasks", required=True)
     r.add_argument("--repos", default="repos")

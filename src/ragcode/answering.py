@@ -58,7 +58,7 @@ def generate_from_config(instruction: str, context: Context | None, llm: LLM, co
     if context is not None and context.text:  # the fixes move an answer only to a script it names
         check_ctx = dataclasses.replace(check_ctx, extra={**check_ctx.extra, "context": context.text})
     run = CheckedRun(check_ctx, load_checkers(gen.check, config), gen.select, gen.autofix, tuple(gen.fixes),
-                     gen.repair_rounds)
+                     gen.repair_rounds, gen.fix_each)
     return checked_candidates(Draw(messages, meta, llm, n or gen.n, sampling), run, Journal(journal))
 
 

@@ -2,11 +2,13 @@
 
 ``checked_candidates`` draws ``n`` answers to one prompt (sample 1 greedy, the rest at the
 configured temperature, so choosing can only add to the greedy answer), checks each with the
-configured checkers, orders them best first (``ragcode.answer.select``), passes the first one
-through the fixes ``generation.fixes`` names (``ragcode.answer.fixes``: the certain slips, then
-the guessing steps, kept by the one keep rule), then gives it up to ``repair_rounds`` rounds
-(``ragcode.answer.repair``). Every candidate's metadata carries its findings (``check``); the
-first also what its fixes did (``autofix``) and the repair rounds. A ``Journal`` makes a task
+configured checkers, passes them through the fixes ``generation.fixes`` names
+(``ragcode.answer.fixes``: the certain slips, then the guessing steps, kept by the one keep rule)
+and orders them best first (``ragcode.answer.select``; ``choose``): with ``generation.fix_each``
+every sample is fixed before the order is made, otherwise only the first after it. Then the first
+gets up to ``repair_rounds`` rounds (``ragcode.answer.repair``). Every candidate's metadata
+carries its findings (``check``) and what its fixes did (``autofix``); the first also the repair
+rounds. A ``Journal`` makes a task
 resumable mid-way: finished steps are read back, not generated again.
 """
 
@@ -44,22 +46,40 @@ def draw(job: Draw, journal: Journal) -> list[Candidate]:
 def checked_candidates(job: Draw, run: CheckedRun, journal: Journal | None = None) -> list[Candidate]:
     journal = journal or Journal(None)
     started = time.perf_counter()
-    cands = draw(job, journal)
-    findings, accepted = [], []
-    for c in cands:  # the parse check keeps its last answer's parse: ask whether it accepted right away
-        findings.append(check_answer(c.code, c.answer_type, run.ctx, run.checkers))
-        accepted.append(checkers_accept(c.code, c.answer_type, run.ctx, run.checkers))
+    cands, findings = choose(draw(job, journal), run)
+    if run.repair_rounds and cands:
+        cands[0] = repair_first(cands[0], findings[0], job, run, journal)
+    cands[0].metadata["check"]["seconds"] = round(time.perf_counter() - started, 3)
+    return cands
+
+
+def choose(cands: list[Candidate], run: CheckedRun) -> tuple[list[Candidate], list[list[Finding]]]:
+    """``cands`` checked, ordered best first (``run.select``) and fixed (``run.autofix``): each
+    one before the order is made (``run.fix_each``: a sample that the fixes make run can win), or
+    only the first after it; and the findings of each, in the new order."""
+    cands = list(cands)
+    findings, accepted, records = [], [], {}
+    for i, c in enumerate(cands):
+        fs = check_answer(c.code, c.answer_type, run.ctx, run.checkers)
+        fixed = fix_and_keep(c.code, c.answer_type, fs, run.ctx, run.checkers, run.fixes) \
+            if run.autofix and run.fix_each else None
+        if fixed is not None:
+            records[c.sample_index] = {"previous": c.code, **fixed.record, "findings_before": [f.to_dict() for f in fs]}
+            cands[i], fs = dataclasses.replace(c, code=fixed.code), fixed.findings
+        findings.append(fs)  # the parse check keeps its last answer's parse: ask whether it accepted right away
+        accepted.append(checkers_accept(cands[i].code, c.answer_type, run.ctx, run.checkers))
     if run.select:
         cands = rank(cands, findings, run.ctx.instruction, accepted)
         findings = [[Finding.from_dict(f) for f in c.metadata["check"]["findings"]] for c in cands]
     else:
         cands = [annotate(c, fs) for c, fs in zip(cands, findings)]
-    if run.autofix and cands:
+    for c in cands:
+        record = records.get(c.metadata["check"].get("original_index", c.sample_index))
+        if record is not None:
+            c.metadata["check"]["autofix"] = record
+    if run.autofix and not run.fix_each and cands:
         cands[0], findings[0] = autofix_first(cands[0], findings[0], run)
-    if run.repair_rounds and cands:
-        cands[0] = repair_first(cands[0], findings[0], job, run, journal)
-    cands[0].metadata["check"]["seconds"] = round(time.perf_counter() - started, 3)
-    return cands
+    return cands, findings
 
 
 def autofix_first(cand: Candidate, fs: list[Finding], run: CheckedRun) -> tuple[Candidate, list[Finding]]:

@@ -34,3 +34,4 @@ class CheckedRun:
     autofix: bool = False
     fixes: tuple[str, ...] = DEFAULT_FIXES
     repair_rounds: int = 0
+    fix_each: bool = False  # every sample through the fixes before the order is made, not only the first
