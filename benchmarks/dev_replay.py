@@ -30,13 +30,12 @@ def _findings(fs: list[Any]) -> list[str]:
 
 
 def _task(task: Any, texts: list[str], repos: Path, checkers: list[Any], fixes: tuple[str, ...] | None = None,
-          scorer: Any = None) -> dict[str, Any]:
+          scorer: Any = None, fix_each: bool = False) -> dict[str, Any]:
     from ragcode.answer.fixes import fix_answer
-    from ragcode.answer.pipeline import autofix_first
+    from ragcode.answer.pipeline import choose
     from ragcode.answer.run import CheckedRun
-    from ragcode.answer.select import rank
     from ragcode.bench.repos import repo_dir_for
-    from ragcode.check import CheckContext, Finding, check_answer, checkers_accept
+    from ragcode.check import CheckContext, check_answer
     from ragcode.generation.generate import to_candidate
     from ragcode.generation.parse import parse_answer
 
@@ -51,15 +50,10 @@ def _task(task: Any, texts: list[str], repos: Path, checkers: list[Any], fixes: 
         rows.append({"findings": _findings(fs), "fixed": code, "fixed_findings": _findings(fixed_fs), "record": record})
     entry: dict[str, Any] = {"answers": rows}
     samples = [to_candidate(t, i, {}) for i, t in enumerate(texts[1:])]
-    if samples:
-        found, accepted = [], []
-        for c in samples:  # as checked generation does: whether the parser accepted, right after its check
-            found.append(check_answer(c.code, c.answer_type, ctx, checkers))
-            accepted.append(checkers_accept(c.code, c.answer_type, ctx, checkers))
-        ranked = rank(samples, found, task.instruction, accepted)
-        first_fs = [Finding.from_dict(f) for f in ranked[0].metadata["check"]["findings"]]
-        run = CheckedRun(ctx, checkers, fixes=fixes) if fixes is not None else CheckedRun(ctx, checkers)
-        chosen, _ = autofix_first(ranked[0], first_fs, run)
+    if samples:  # ranked and fixed as checked generation does (ragcode.answer.pipeline.choose)
+        run = CheckedRun(ctx, checkers, autofix=True, fix_each=fix_each, **({"fixes": fixes} if fixes is not None else {}))
+        ranked, _ = choose(samples, run)
+        chosen = ranked[0]
         entry.update(order=[c.metadata["check"]["original_index"] for c in ranked], chosen=chosen.code)
         if scorer is not None:  # --parsed: the chosen answer under the strict policy, read as generation read it
             entry["chosen_parsed"] = scorer(task, f"```{chosen.answer_type}\n{chosen.code}\n```")
@@ -86,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                    "bash, python, coverage); --check parse adds the dry run, as checked generation has it")
     p.add_argument("--fixes", default=None, help="the fix steps, comma-separated (default: generation.fixes' default)")
     p.add_argument("--parsed", action="store_true", help="also score each chosen answer under the parsed policy")
+    p.add_argument("--fix-each", action="store_true", help="fix every output before ranking (generation.fix_each)")
     args = p.parse_args(argv)
     from ragcode.bench.dataset import load_tasks
     from ragcode.check import DEFAULT_CHECKS, load_checkers
@@ -101,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     fixes = tuple(x for x in args.fixes.split(",") if x) if args.fixes else None
     scorer = _parsed_scorer(Path(args.repos)) if args.parsed else None
     result = {task.key: _task(task, [task.output, *outputs.get((task.github_id, task.id), [])], Path(args.repos),
-                              checkers, fixes, scorer) for task in load_tasks(str(data / "dev.jsonl")).tasks}
+                              checkers, fixes, scorer, args.fix_each) for task in load_tasks(str(data / "dev.jsonl")).tasks}
     text = json.dumps(result, sort_keys=True, indent=1) + "\n"
     write_atomic(Path(args.out), text)
     codes = Counter(f.split("|")[0] for e in result.values() for a in e["answers"] for f in a["findings"])
