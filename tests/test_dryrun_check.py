@@ -142,6 +142,9 @@ def test_values_land_by_meaning() -> None:
         assert lands(value, params), value
     for value in ("ViT-H", "cifar100", "64", "--noise False", "--lr 0.01", "XL", "images/data/coco128.yaml"):
         assert not lands(value, params), value
+    # the user's file under an absolute folder nobody named is another file: /path/to/w.pth is not w.pth
+    assert not lands("checkpoint.pth", {"0:weights": "/path/to/checkpoint.pth"})
+    assert lands("checkpoint.pth", {"0:weights": "weights/checkpoint.pth"})
 
 
 def test_a_number_lands_only_in_a_parameter_the_command_sets() -> None:

@@ -13,7 +13,9 @@ A value said only up to separators, in a string or an argument (``ViT-g/14`` for
 is a ``respelled-value`` (autofix writes it the user's way) only when the repository's code spells
 it the user's way and never the answer's (``ragcode.check.spellings``): ``vit_h`` for ``ViT-H``
 stands where the code registers ``"vit_h"``. A path (``./usr/image``) is the user's own and always
-written their way. A value not found as written is read by its meaning (``ragcode.check.meaning``:
+written their way, and so is a file the answer moved (``_wrapped``): ``checkpoint.pth`` put under
+an absolute folder nobody named (``/path/to/checkpoint.pth``), or ``images/content-images/a.jpg``
+written under a folder that is not there (``content_images/a.jpg``). A value not found as written is read by its meaning (``ragcode.check.meaning``:
 ``128-dim`` is said by ``--emsize 128``, a flag's default is given anyway, a name no parameter of
 the answer's scripts could take is not left out); where that cannot tell, nothing is said.
 """
@@ -62,6 +64,34 @@ def _users_way(value: str, wrong: str, repo: Path) -> bool:
     return code_spells(repo, value) and not code_spells(repo, wrong)
 
 
+def _pathlike(value: str) -> bool:
+    return "/" in value or bool(re.search(r"\.[A-Za-z][A-Za-z0-9]{0,4}$", value))
+
+
+def _wrapped(places: list[str], value: str, task_dir: Path) -> str:
+    """The path the answer writes for the user's file ``value`` in one of its ``places`` when it
+    moved it: the file named bare put under an absolute folder the user never named
+    (``/path/to/checkpoint.pth`` for checkpoint.pth), or a file the user named by its folder
+    (``images/content-images/amber.jpg``, there in the repository) written under another folder
+    that is not there (``content_images/amber.jpg``). A URL, a path that exists, and a bare name
+    put under a relative folder (``data/coco128.yaml``, ``checkpoints/x.pt``: the repository's own
+    layout) are left alone. Empty when there is none."""
+    if not _pathlike(value) or value.startswith(("/", "~")) or "://" in value or re.search(r"\s", value):
+        return ""
+    bare, name = value.removeprefix("./"), value.rsplit("/", 1)[-1]
+    for place in places:
+        for m in _TOKEN.finditer(place):
+            word = m.group()
+            if word == value or "://" in word or word.removeprefix("./") == bare:
+                continue
+            if word.startswith(("/", "~/")) and word.endswith("/" + bare):
+                return word
+            if ("/" in bare and word.rsplit("/", 1)[-1] == name and (task_dir / bare).exists()
+                    and not word.startswith(("/", "~")) and not (task_dir / word).exists()):
+                return word
+    return ""
+
+
 class CoverageChecker:
     name = "coverage"
 
@@ -77,6 +107,13 @@ class CoverageChecker:
             v, n = value.spelling, value.number
             if n is not None and n in numbers:
                 continue
+            if n is None and _pathlike(v):
+                places = read_answer(code, answer_type).value_places if places is None else places
+                wrapped = _wrapped(places, v, ctx.task_dir)
+                if wrapped:  # the user's file moved to a folder nobody named: /path/to/checkpoint.pth
+                    found.append(Finding(self.name, "respelled-value", say("respelled-value", value=v, wrong=wrapped),
+                                         severity=WARNING, target=wrapped, suggestion=v))
+                    continue
             if n is None and v.lower() in text:
                 continue
             if n is None and _squash(v) in squashed:

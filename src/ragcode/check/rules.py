@@ -204,11 +204,21 @@ _DECLARED = (
         "a value the answer says only up to case and separators, in a Python string or a bash argument "
         "(`'ViT-g/14'` for ViT-g-14, `/usr/image` for ./usr/image): a certain fix writes it the user's way; "
         "a word only where the repository's code spells it the user's way and never the answer's "
-        "(`ragcode.check.spellings`: `vit_h` stands where the code registers `\"vit_h\"`), a path always",
+        "(`ragcode.check.spellings`: `vit_h` stands where the code registers `\"vit_h\"`), a path always; the "
+        "user's file moved under an absolute folder nobody named (`/path/to/checkpoint.pth` for checkpoint.pth), "
+        "or a file named with its folder written under a folder that is not there, is written back as the user "
+        "named it",
         (RuleCase("from pkg.models import build_model\nm = build_model('ViT-g/14')\n", answer_type=_PY,
-                  instruction="Use the ViT-g-14 model", target="ViT-g/14"),),
+                  instruction="Use the ViT-g-14 model", target="ViT-g/14"),
+         RuleCase("python train.py --data /path/to/cora.csv", instruction="Train on cora.csv.",
+                  target="/path/to/cora.csv"),
+         RuleCase("python train.py --data example/sub/evaluate.py", instruction="Train on examples/sub/evaluate.py.",
+                  target="example/sub/evaluate.py")),
         fix="certain", fixed_by=("certain",),
-        quiet=(RuleCase("python scripts/masks.py --checkpoint h.pth --model-type vit_h --input i --output o",
+        quiet=(RuleCase("python train.py --data pkg/models.py", instruction="Train on models.py."),
+               RuleCase("python train.py --data checkpoints/cora.pt", instruction="Train on cora.pt."),
+               RuleCase("python train.py --data https://host/cora.csv", instruction="Train on cora.csv."),
+               RuleCase("python scripts/masks.py --checkpoint h.pth --model-type vit_h --input i --output o",
                         repo=_OUT, instruction="Make masks of i with the ViT-H model from h.pth into o."),
                RuleCase('from segment import registry\nsam = registry["vit_h"](checkpoint="h.pth")\n', repo=_OUT,
                         answer_type=_PY, instruction="Build the ViT-H model from h.pth."),

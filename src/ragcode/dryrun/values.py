@@ -2,8 +2,9 @@
 
 A value lands when some parsed parameter holds it: the same text (case and quotes aside), the
 same number (``1e-3`` and ``0.001``), an element of a list parameter (``--opts KEY VALUE``,
-``nargs='+'``), the end of a path (``coco128.yaml`` in ``data/coco128.yaml``; not
-``images/a.jpg`` in ``content/a.jpg``, another file of the same name), or the same letters and
+``nargs='+'``), the end of a relative path (``coco128.yaml`` in ``data/coco128.yaml``; not
+``images/a.jpg`` in ``content/a.jpg``, another file of the same name, nor ``a.pth`` in
+``/path/to/a.pth``, a folder the user never named), or the same letters and
 digits (``ViT-L`` and ``vit_l``, ``CIFAR-10`` and ``cifar10``; ``128-dim`` is 128), or one word of
 it for a name with letters (``DiT`` in ``DiT-XL/2``, ``GPT-2`` in ``gpt2-xl``).
 
@@ -78,7 +79,7 @@ def _same(wanted: str, held: Any, exact: bool = False) -> bool:
         a, b = _number(want), _number(text)
         return want == text or a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9)
     bare = want.removeprefix("./")
-    if len(bare) > 3 and text.removeprefix("./").endswith("/" + bare):
+    if len(bare) > 3 and not text.startswith(("/", "~")) and text.removeprefix("./").endswith("/" + bare):
         return True  # the file the user named, found under the script's folder: coco128.yaml in data/coco128.yaml
     if _forms(want) & _forms(text):
         return True
