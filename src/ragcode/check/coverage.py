@@ -15,9 +15,10 @@ it the user's way and never the answer's (``ragcode.check.spellings``): ``vit_h`
 stands where the code registers ``"vit_h"``. A path (``./usr/image``) is the user's own and always
 written their way, and so is a file the answer moved (``_wrapped``): ``checkpoint.pth`` put under
 an absolute folder nobody named (``/path/to/checkpoint.pth``), or ``images/content-images/a.jpg``
-written under a folder that is not there (``content_images/a.jpg``). A value not found as written is read by its meaning (``ragcode.check.meaning``:
-``128-dim`` is said by ``--emsize 128``, a flag's default is given anyway, a name no parameter of
-the answer's scripts could take is not left out); where that cannot tell, nothing is said.
+written under a folder that is not there (``content_images/a.jpg``). A value not found as written
+is read by its meaning (``ragcode.check.meaning``: ``128-dim`` is said by ``--emsize 128``, a
+flag's default is given anyway, a name no parameter of the answer's scripts could take is not
+left out); where that cannot tell, nothing is said.
 """
 
 from __future__ import annotations

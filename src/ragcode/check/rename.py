@@ -39,8 +39,8 @@ def abbreviates(short: str, name: str) -> bool:
 
 
 def renamed(flag: str, declared: list[str], given_flags: dict[str, str | None]) -> str | None:
-    """The one declared name ``flag`` abbreviates and the answer does not give, else None; the
-    name keeps ``flag``'s dashes (``--``)."""
+    """The one declared name ``flag`` abbreviates and the answer does not give (as the parser
+    spells it), else None."""
     fits = {d for d in declared if d.startswith("-") and abbreviates(flag, d)
             and not any(_words(d) == _words(g) for g in given_flags)}
     return fits.pop() if len(fits) == 1 else None
