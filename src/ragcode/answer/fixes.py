@@ -29,7 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragcode.check import CheckContext, Checker, Finding, check_answer, checkers_keep_fix, penalty
+from ragcode.check import (CheckContext, Checker, Finding, check_answer, checkers_declared, checkers_keep_fix,
+                           penalty)
 from ragcode.check.fill import names_said
 from ragcode.check.instruction import read_instruction
 from ragcode.registry import Registry
@@ -124,12 +125,9 @@ def switch_step(trial: Trial) -> None:
 def rename_step(trial: Trial) -> None:
     from ragcode.check.rename import rename_refused
 
-    readers = [r for r in (getattr(c, "declared", None) for c in trial.checkers) if r is not None]
-    if not readers:  # no parser is run: no declared names to give
-        return
     code, findings, pairs = rename_refused(
         trial.code, trial.findings, trial.ctx, trial.check,
-        lambda code: [n for read in readers for n in read(code, trial.answer_type, trial.ctx)])
+        lambda code: checkers_declared(code, trial.answer_type, trial.ctx, trial.checkers))
     if pairs:
         trial.record["renamed"] = pairs
         trial.take(code, findings)

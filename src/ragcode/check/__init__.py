@@ -151,6 +151,13 @@ def checkers_keep_fix(before: str, after: str, answer_type: str, ctx: CheckConte
                (getattr(c, "keeps_fix", None) for c in checkers) if keep is not None)
 
 
+def checkers_declared(code: str, answer_type: str, ctx: CheckContext, checkers: list[Checker]) -> list[str]:
+    """The flags declared by the parsers that refused ``code``, from every checker with a
+    ``declared(code, answer_type, ctx)`` method (the ``parse`` checker); [] when none has one."""
+    return [name for read in (getattr(c, "declared", None) for c in checkers) if read is not None
+            for name in read(code, answer_type, ctx)]
+
+
 def checkers_accept(code: str, answer_type: str, ctx: CheckContext, checkers: list[Checker]) -> bool:
     """Whether a checker with an ``accepts(code, answer_type, ctx)`` method (the ``parse``
     checker) says the repository's own parser took the answer; False when none has one."""
