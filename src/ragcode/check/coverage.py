@@ -87,8 +87,9 @@ def _wrapped(places: list[str], value: str, task_dir: Path) -> str:
                 continue
             if word.startswith(("/", "~/")) and word.endswith("/" + bare):
                 return word
-            if ("/" in bare and word.rsplit("/", 1)[-1] == name and (task_dir / bare).exists()
-                    and not word.startswith(("/", "~")) and not (task_dir / word).exists()):
+            if ("/" in bare and word.rsplit("/", 1)[-1] == name and not word.startswith(("/", "~"))
+                    and ".." not in f"{bare}/{word}".split("/")  # asked only inside the repository
+                    and (task_dir / bare).exists() and not (task_dir / word).exists()):
                 return word
     return ""
 
