@@ -19,8 +19,9 @@ def test_scopes_resolve_as_python_resolves_them():
     assert unbound_names(code) == [(9, "k")]  # a class's names are not seen from its methods
 
 
-def test_code_that_does_not_compile_has_no_unbound_names():
+def test_code_that_does_not_compile_or_star_imports_has_no_unbound_names():
     assert unbound_names("def f(:\n") == []
+    assert unbound_names("from utils import *\nos.getcwd()\n") == []  # the star may bind os
 
 
 def test_the_import_goes_where_the_imports_stand():

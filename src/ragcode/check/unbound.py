@@ -25,12 +25,14 @@ def _tables(table: symtable.SymbolTable) -> list[symtable.SymbolTable]:
 
 def unbound_names(code: str) -> list[tuple[int, str]]:
     """``(line, name)`` for each global name ``code`` reads that nothing in it binds (builtins
-    aside), at the line of its first read; [] when it does not compile."""
+    aside), at the line of its first read; [] when it does not compile or star-imports."""
     try:
         top = symtable.symtable(code, "<answer>", "exec")
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
+    if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
+        return []  # ``from x import *`` binds names no reading of the answer alone can list
     bound = {s.get_name() for t in _tables(top) for s in t.get_symbols()
              if (t is top or s.is_declared_global()) and (s.is_assigned() or s.is_imported() or s.is_namespace())}
     read = {s.get_name() for t in _tables(top) for s in t.get_symbols()
