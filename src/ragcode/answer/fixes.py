@@ -10,7 +10,9 @@ that says whether a fixed answer is kept.
   ``better`` than the certain fixes alone: ``expand`` (open an argument-less wrapper script,
   ``ragcode.check.expand``), ``retarget`` (move to the sibling script the instruction names,
   ``ragcode.check.retarget``), ``switch`` (the documented sibling command that takes the
-  instruction's values, ``ragcode.check.switch``), ``rename`` (a refused flag the user asked
+  instruction's values, ``ragcode.check.switch``), ``refile`` (a config file that is not there
+  written as the one the task's words name, ``ragcode.check.repo_files``), ``rename`` (a refused
+  flag the user asked
   for, given the declared name it abbreviates: ``--lr`` -> ``--learning_rate``,
   ``ragcode.check.rename``), ``drop`` (the flags the script refuses and
   the instruction never asked for, taken out: ``ragcode.check.drop``), ``fill`` (the
@@ -26,6 +28,7 @@ when it is ``better``. A new step is a function ``step(trial: Trial) -> None`` r
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,8 +38,8 @@ from ragcode.check.fill import names_said
 from ragcode.check.instruction import read_instruction
 from ragcode.registry import Registry
 
-DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "rename", "drop", "fill", "fill_vars")
-GUESSING = ("expand", "retarget", "switch", "rename", "drop", "fill", "fill_vars")
+DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "refile", "rename", "drop", "fill", "fill_vars")
+GUESSING = ("expand", "retarget", "switch", "refile", "rename", "drop", "fill", "fill_vars")
 
 
 @dataclass
@@ -64,7 +67,8 @@ class Trial:
 @dataclass(frozen=True)
 class Fixed:
     """What the fixes made of an answer: the code, its findings, and the record of what was done
-    (``pairs``: the certain fixes; ``expanded``, ``retargeted``, ``switched``, ``renamed``, ``dropped``,
+    (``pairs``: the certain fixes; ``expanded``, ``retargeted``, ``switched``, ``refiled``, ``renamed``,
+    ``dropped``,
     ``filled``, ``exported``: the guessing steps kept)."""
 
     code: str
@@ -122,6 +126,18 @@ def switch_step(trial: Trial) -> None:
             trial.take(switched, switched_fs)
 
 
+def refile_step(trial: Trial) -> None:
+    """A missing config-like file the task's words name another file for (``missing-file`` with
+    a suggestion, ``ragcode.check.repo_files``) written as that file."""
+    moves = [(f.target, f.suggestion) for f in trial.findings if f.code == "missing-file" and f.suggestion]
+    code = trial.code
+    for wrong, right in moves:
+        code = re.sub(rf"(?<![\w./-]){re.escape(wrong)}(?![\w./-])", right, code)
+    if code != trial.code:
+        trial.record["refiled"] = [list(m) for m in moves]
+        trial.take(code)
+
+
 def rename_step(trial: Trial) -> None:
     from ragcode.check.rename import rename_refused
 
@@ -169,6 +185,7 @@ FIXES = Registry("fix", {
     "expand": "ragcode.answer.fixes:expand_step",
     "retarget": "ragcode.answer.fixes:retarget_step",
     "switch": "ragcode.answer.fixes:switch_step",
+    "refile": "ragcode.answer.fixes:refile_step",
     "rename": "ragcode.answer.fixes:rename_step",
     "drop": "ragcode.answer.fixes:drop_step",
     "fill": "ragcode.answer.fixes:fill_step",

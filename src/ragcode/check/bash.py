@@ -29,6 +29,7 @@ from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.args import match_args
 from ragcode.check.facts import console_scripts, installed_command, module_file, read_text, script_flags, scripts_near
+from ragcode.check.repo_files import missing_files
 from ragcode.chunking.scripts.flags import Flag
 from ragcode.errors import RepoPathError
 from ragcode.fileio import inside_repo
@@ -175,7 +176,8 @@ class BashChecker:
         found: list[Finding] = []
         calls = 0
         found.extend(_launcher_slips(code))
-        for step in walk(code, ctx):
+        steps = list(walk(code, ctx))
+        for step in steps:
             if step.call is None:
                 found.extend(self._cd(step.words[1:], step.cwd, repo, ctx.task_dir, step.first_line + 1))
                 continue
@@ -184,7 +186,7 @@ class BashChecker:
         if calls == 0 and not any(f.code in ("wrong-launcher", "not-a-script") for f in found) \
                 and not _runs_console_script(code, repo):
             found.append(Finding(self.name, "no-command", say("no-command")))
-        return found
+        return found + missing_files([s for s in steps if s.call is not None], ctx)
 
     def _cd(self, args: list[str], cwd: Path, repo: Path, task_dir: Path, line: int) -> list[Finding]:
         new = _cd_dest(args, cwd)

@@ -81,6 +81,20 @@ _DECLARED = (
         (RuleCase("python train.py --data cora --batchsize 16", target="train.py"),
          RuleCase(stderr="usage: train.py\ntrain.py: error: unrecognized arguments: --zzz 1")),
         fix="certain", fixed_by=("certain", "rename", "drop")),
+    Rule("missing-file", "bash", WARNING, 1.0, {
+        "": "{path} is not in the repository (its folder {folder}/ is){hint}"},
+        "a config-like path an argument names (`.yaml`, `.yml`, `.json`, `.py`, `.cfg`, `.toml`) under a folder "
+        "of the repository, not there and not a value the instruction gives (`--config-file "
+        "configs/tensormask_R_50_FPN_1x.yaml`); the file of that folder whose path says most of the instruction's "
+        "words, when one says more than the answer's, is suggested and written in when the answer then checks "
+        "better (`refile`)",
+        (RuleCase("python train.py config/medium.py", repo=_OUT, path="gpt",
+                  instruction="Train the small model.", target="config/medium.py"),),
+        fix="guessing", fixed_by=("refile",),
+        quiet=(RuleCase("python train.py config/small.py --block_size=64", repo=_OUT, path="gpt",
+                        instruction="Train the small model with a block size of 64."),
+               RuleCase("python train.py --data config/mine.yaml", repo=_OUT, path="gpt",
+                        instruction="Train on my config config/mine.yaml."))),
     Rule("duplicate-flag", "bash", WARNING, 0.3, {"": "{flag} is given twice to {script}"},
          "a flag given twice (one that appends or counts may be)",
          (RuleCase("python train.py --data cora --data cora", target="train.py"),)),
