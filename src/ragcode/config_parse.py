@@ -153,7 +153,7 @@ def refuse_renamed(data: dict[str, Any], where: str) -> None:
 def as_before_fixes(gen: dict[str, Any]) -> dict[str, Any]:
     """``generation`` as hashed before ``fixes`` replaced ``fill``: the two lists ``fill`` could
     say are written as it said them, so settings (and the caches keyed by them) keep their hash;
-    any other list (the default since ``drop`` and ``rename`` joined it, too) hashes as itself."""
+    any other list (the default since ``drop``, ``refile`` and ``rename`` joined it, too) hashes as itself."""
     gen = dict(gen)
     fixes = gen.pop("fixes")
     if fixes in (FILL_TRUE, ["certain"]):
