@@ -54,13 +54,15 @@ def _said(path: str, words: tuple[str, ...]) -> tuple[int, int]:
 
 @functools.lru_cache(maxsize=64)
 def _files(folder: Path, suffix: str) -> tuple[Path, ...]:
+    """The files of ``suffix`` under ``folder``, at most ``MAX_FILES`` (a data folder of a
+    million files is not listed whole), in sorted order."""
     found = []
-    for path in sorted(folder.rglob(f"*{suffix}")):
+    for path in folder.rglob(f"*{suffix}"):
         if path.is_file():
             found.append(path)
             if len(found) >= MAX_FILES:
                 break
-    return tuple(found)
+    return tuple(sorted(found))
 
 
 def best_file(value: str, cwd: Path, instruction: str) -> str:
