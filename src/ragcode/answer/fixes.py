@@ -28,7 +28,6 @@ when it is ``better``. A new step is a function ``step(trial: Trial) -> None`` r
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,10 +128,12 @@ def switch_step(trial: Trial) -> None:
 def refile_step(trial: Trial) -> None:
     """A missing config-like file the task's words name another file for (``missing-file`` with
     a suggestion, ``ragcode.check.repo_files``) written as that file."""
+    from ragcode.check.retarget import replace_word
+
     moves = [(f.target, f.suggestion) for f in trial.findings if f.code == "missing-file" and f.suggestion]
     code = trial.code
     for wrong, right in moves:
-        code = re.sub(rf"(?<![\w./-]){re.escape(wrong)}(?![\w./-])", right, code)
+        code = replace_word(code, wrong, right, count=0)
     if code != trial.code:
         trial.record["refiled"] = [list(m) for m in moves]
         trial.take(code)

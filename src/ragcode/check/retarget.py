@@ -76,7 +76,7 @@ def retarget_script(code: str, ctx: CheckContext) -> str | None:
     if len(fits) > 1 and fits[0][:2] == fits[1][:2]:
         return None  # two siblings fit as well: a guess
     target = step.call.target
-    out = _replace_word(code, target, sibling_target(target, fits[0][2].name))
+    out = replace_word(code, target, sibling_target(target, fits[0][2].name))
     return out if out != code else None
 
 
@@ -94,7 +94,8 @@ def scripts_named(code: str, instruction: str) -> int:
                and named_by(name_words(Path(c.target)), said))
 
 
-def _replace_word(code: str, old: str, new: str) -> str:
-    """``old`` replaced by ``new`` where it stands as a whole shell word."""
+def replace_word(code: str, old: str, new: str, count: int = 1) -> str:
+    """``old`` replaced by ``new`` where it stands as a whole shell word: the first ``count``
+    places (0: every place)."""
     pattern = rf"(?<![\w./-]){re.escape(old)}(?![\w./-])"
-    return re.sub(pattern, lambda _: shlex.quote(new) if " " in new else new, code, count=1)
+    return re.sub(pattern, lambda _: shlex.quote(new) if " " in new else new, code, count=count)

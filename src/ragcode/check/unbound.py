@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import symtable
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__builtins__", "__spec__"}
@@ -25,14 +26,20 @@ def _tables(table: symtable.SymbolTable) -> list[symtable.SymbolTable]:
 
 def unbound_names(code: str) -> list[tuple[int, str]]:
     """``(line, name)`` for each global name ``code`` reads that nothing in it binds (builtins
-    aside), at the line of its first read; [] when it does not compile or star-imports."""
+    aside), at the line of its first read; [] when it does not compile or star-imports. Read once
+    per answer: the python check and the certain fix of each of its findings ask for the same."""
+    return list(_unbound(code))
+
+
+@functools.lru_cache(maxsize=256)
+def _unbound(code: str) -> tuple[tuple[int, str], ...]:
     try:
         top = symtable.symtable(code, "<answer>", "exec")
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+        return ()
     if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
-        return []  # ``from x import *`` binds names no reading of the answer alone can list
+        return ()  # ``from x import *`` binds names no reading of the answer alone can list
     bound = {s.get_name() for t in _tables(top) for s in t.get_symbols()
              if (t is top or s.is_declared_global()) and (s.is_assigned() or s.is_imported() or s.is_namespace())}
     read = {s.get_name() for t in _tables(top) for s in t.get_symbols()
@@ -42,7 +49,7 @@ def unbound_names(code: str) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in missing:
             first[node.id] = min(first.get(node.id, node.lineno), node.lineno)
-    return sorted((line, name) for name, line in first.items())
+    return tuple(sorted((line, name) for name, line in first.items()))
 
 
 def add_import(code: str, name: str) -> str:
