@@ -106,11 +106,17 @@ def _fix_respelled(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     return _replace_all(code, pattern, (f.target, f.suggestion))
 
 
+def flag_word(flag: str) -> str:
+    """The pattern of ``flag`` written as a whole shell word (``--lr`` in ``--lr 1`` or
+    ``--lr=1``, not in ``--lr_decay`` or ``x--lr``); multiline."""
+    return rf"(?<![\w./-]){re.escape(flag)}(?=[\s=]|$)"
+
+
 def _fix_word(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     found = fixable(f)
     if found is None:
         return None
-    return _replace_all(code, rf"(?<![\w./-]){re.escape(found[0])}(?=[\s=]|$)", found)
+    return _replace_all(code, flag_word(found[0]), found)
 
 
 def _fix_import(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 
 from ragcode.check import CheckContext, Finding
+from ragcode.check.autofix import flag_word
 from ragcode.check.drop import asked, given, refused
 
 MAX_RENAMES = 6
@@ -48,7 +49,7 @@ def renamed(flag: str, declared: list[str], given_flags: dict[str, str | None]) 
 
 def with_name(code: str, flag: str, name: str) -> str:
     """``code`` with the first place ``flag`` is given written as ``name`` (its value kept)."""
-    return re.sub(rf"(?<![\w./-]){re.escape(flag)}(?=[\s=]|$)", name, code, count=1, flags=re.MULTILINE)
+    return re.sub(flag_word(flag), name, code, count=1, flags=re.MULTILINE)
 
 
 def rename_refused(code: str, findings: list[Finding], ctx: CheckContext, check: Callable[[str], list[Finding]],
