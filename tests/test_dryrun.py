@@ -39,6 +39,20 @@ def test_argparse_rejects_with_its_own_message(tmp_path: Path) -> None:
     assert bad_type.status == "rejected" and "must be positive" in bad_type.message
 
 
+def test_choices_built_from_a_stubbed_module_let_any_value_through(tmp_path: Path) -> None:
+    script = ("import argparse\nimport torchvision_like_missing.models as models\n"
+              "names = sorted(n for n in models.__dict__ if n.islower() and not n.startswith('__'))\n"
+              "p = argparse.ArgumentParser()\np.add_argument('-a', '--arch', default='resnet50', choices=names)\n"
+              "p.add_argument('--mode', choices=['a', 'b'])\np.parse_args()\n")
+    repo = write(tmp_path / "repo", {"main.py": script})
+    run = runner(tmp_path)
+    r = one("python main.py -a resnet18", repo, run)
+    assert r.status == "accepted", r.message
+    assert r.params["arch"] == "resnet18"
+    written = one("python main.py --mode c", repo, run)  # a list the author wrote still holds
+    assert written.status == "rejected" and "invalid choice: 'c'" in written.message
+
+
 def test_two_stage_parse_known_args_then_parse_args(tmp_path: Path) -> None:
     repo = write(tmp_path / "repo", {"train.py": TWO_STAGE})
     run = runner(tmp_path)

@@ -270,8 +270,21 @@ def _error(self, message):
     return _ORIGINAL_ERROR(self, message)
 
 
+def _check_value(self, action, value):
+    """argparse's choice test, except against an empty list: one built from a module the sandbox
+    stubs or lacks (``choices=sorted(torchvision.models.__dict__)``) is no list its author wrote,
+    so any value passes; the real list is known only where the module is installed."""
+    try:
+        empty = action.choices is not None and len(action.choices) == 0
+    except TypeError:
+        empty = False
+    return None if empty else _ORIGINAL_CHECK(self, action, value)
+
+
 _ORIGINAL_ERROR = argparse.ArgumentParser.error
 argparse.ArgumentParser.error = _error
+_ORIGINAL_CHECK = argparse.ArgumentParser._check_value
+argparse.ArgumentParser._check_value = _check_value
 for _name in ("parse_args", "parse_known_args", "parse_intermixed_args"):
     setattr(argparse.ArgumentParser, _name, _parse_wrapper(_name, getattr(argparse.ArgumentParser, _name)))
 
