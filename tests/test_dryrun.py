@@ -211,6 +211,43 @@ def test_python_calls_bound_to_real_signatures(tmp_path: Path) -> None:
     assert named.status == "accepted" and (named.params["build.depth"], named.params["build.width"]) == (4, 128)
 
 
+def test_methods_of_what_a_repository_class_made_are_bound_with_self(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"lib/__init__.py": "", "lib/tok.py": """
+        class Base:
+            def save(self, prefix):
+                pass
+        class Tokenizer(Base):
+            def __init__(self, pattern=None):
+                self.merges = {}
+            def train(self, text, vocab_size, verbose=False):
+                pass
+            @staticmethod
+            def merge(ids, pair, idx):
+                return ids
+            @classmethod
+            def load(cls, path):
+                return cls()
+        def make():
+            return Tokenizer()
+        """})
+    run = runner(tmp_path)
+    good = one("from lib.tok import Tokenizer\nt = Tokenizer()\nt.train('aab', 259, verbose=True)\n"
+               "t.save('toy')\nt.merge([1], (1, 2), 3)\nt.load('x.model')\nt.merges.get(1)\n", repo, run, "python")
+    assert good.status == "accepted", good.message
+    by_name = {c["name"]: c for c in good.calls}
+    assert by_name["t.train"]["params"] == {"text": "aab", "vocab_size": 259, "verbose": True}
+    assert by_name["t.save"]["status"] == by_name["t.merge"]["status"] == by_name["t.load"]["status"] == "accepted"
+    assert "t.train.vocab_size" not in good.params  # a method's values are checked, not compared
+    wrong = one("from lib.tok import Tokenizer\nt = Tokenizer()\nt.train('aab', vocab=259)\n", repo, run, "python")
+    assert wrong.status == "rejected" and "vocab" in wrong.message and "t.train()" in wrong.message
+    extra = one("from lib.tok import Tokenizer\nt = Tokenizer()\nt.train('a', 259, False, 1)\n", repo, run, "python")
+    assert extra.status == "rejected"
+    # made by a function, reassigned, or an attribute set on the instance: cannot be told
+    unknown = one("from lib.tok import make, Tokenizer\nt = make()\nt.train(vocab=1)\n"
+                  "u = Tokenizer()\nu = 2\nu.train(vocab=1)\n", repo, run, "python")
+    assert unknown.status == "accepted", unknown.message
+
+
 def test_a_name_bound_once_to_a_literal_passes_its_value_and_any_other_name_none(tmp_path: Path) -> None:
     repo = write(tmp_path / "repo", {"lib/__init__.py": "", "lib/models.py": "def build(depth, width=64):\n    pass\n"})
     code = ("from lib.models import build\ndepth = 4\nsizes = (1, 2)\nw = 1\nw = 2\nn = len(sizes)\n"

@@ -34,7 +34,7 @@ def qualified_names(result: Any) -> dict[str, str]:
     """A Python answer's callables as written -> as imported from their module (``load_model``
     after ``from whisper import load_model`` and ``whisper.load_model`` are one callable)."""
     return {str(c.get("name", "")): ".".join([str(c.get("module", "")), *map(str, c.get("attrs", []))])
-            for c in result.entry.calls if c.get("module")}
+            for c in result.entry.calls if c.get("module") and not c.get("instance")}
 
 
 @functools.lru_cache(maxsize=64)
@@ -76,7 +76,8 @@ def _entry_key(result: Any) -> tuple[str, ...]:
     entry = result.entry
     if entry.kind == "calls":
         qualified = qualified_names(result)
-        return ("calls", *sorted({qualified.get(str(c.get("name", "")), str(c.get("name", ""))) for c in entry.calls}))
+        return ("calls", *sorted({qualified.get(str(c.get("name", "")), str(c.get("name", ""))) for c in entry.calls
+                                  if not c.get("instance")}))  # methods are checked, not compared
     if entry.kind in ("module", "console"):
         return (entry.kind, entry.target)
     return ("script", os.path.normpath(os.path.join(entry.workdir, entry.target)))

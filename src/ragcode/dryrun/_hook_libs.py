@@ -188,9 +188,10 @@ def _check_calls(calls):
     out = []
     for call in calls:
         verdict = {"line": call["line"], "name": call["name"]}
+        attrs = call["attrs"][:-1] if call.get("instance") else call["attrs"]
         try:
             obj = importlib.import_module(call["module"])
-            for attr in call["attrs"]:
+            for attr in attrs:
                 obj = getattr(obj, attr)
         except BaseException as exc:  # noqa: BLE001 - the repository's own import failed
             verdict.update(status="unreached", message=f"{type(exc).__name__}: {exc}"[:300])
@@ -198,6 +199,8 @@ def _check_calls(calls):
             continue
         if isinstance(obj, (_Stub, _StubModule)):
             verdict.update(status="unreached", message="stubbed")
+        elif call.get("instance"):
+            verdict.update(_bind_method(obj, call, inspect))
         elif "key" in call:
             ok = not isinstance(obj, Mapping) or call["key"] in obj
             verdict.update(status="accepted" if ok else "rejected", params={"key": call["key"]} if ok else {},
@@ -208,17 +211,37 @@ def _check_calls(calls):
     return out
 
 
-def _bind(obj, call, inspect):
+def _bind_method(cls, call, inspect):
+    """A method called on what class ``cls`` made: a plain function defined on the class (or a
+    base) is bound with its ``self``, a static or class method as it is. Anything else (not a
+    class, an attribute set on the instance, a property, ``__getattr__``) cannot be told."""
+    name = call["attrs"][-1]
+    if not isinstance(cls, type) or name.startswith("__"):
+        return {"status": "unreached", "message": "not a class's method"}
+    raw = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
+    if isinstance(raw, staticmethod):
+        return _bind(raw.__func__, call, inspect)
+    if isinstance(raw, classmethod):
+        return _bind(getattr(cls, name), call, inspect)
+    if inspect.isfunction(raw):
+        return _bind(raw, call, inspect, skip=1)
+    return {"status": "unreached", "message": "not a method of the class"}
+
+
+def _bind(obj, call, inspect, skip=0):
+    """``call``'s arguments bound to ``obj``'s signature (``skip``: leading parameters given
+    already, a method's ``self``)."""
     try:
         signature = inspect.signature(obj)
     except (TypeError, ValueError):
         return {"status": "unreached", "message": "no signature"}
-    args = [object()] * call["npos"]
+    args = [object()] * (call["npos"] + skip)
     try:
         bound = signature.bind(*args, **{k: object() for k in call["kw"]})
     except TypeError as exc:
         return {"status": "rejected", "message": f"TypeError: {call['name']}() {exc}"}
-    names = {k: call["values"][i] for i, k in enumerate(bound.arguments) if i < len(call["values"])}
+    names = {k: call["values"][i - skip] for i, k in enumerate(bound.arguments)
+             if skip <= i < len(call["values"]) + skip}
     names.update(call.get("kwvalues", {}))
     return {"status": "accepted", "params": names}
 
@@ -237,7 +260,8 @@ def main():
         sys.path[:0] = [os.getcwd(), ROOT]
         verdicts = _check_calls(SPEC["calls"])
         bad = [v for v in verdicts if v["status"] == "rejected"]
-        params = {f"{v['name']}.{k}": val for v in verdicts for k, val in v.get("params", {}).items()}
+        params = {f"{v['name']}.{k}": val for v, c in zip(verdicts, SPEC["calls"]) if not c.get("instance")
+                  for k, val in v.get("params", {}).items()}  # a method's values stay in its verdict
         status = "rejected" if bad else ("accepted" if any(v["status"] == "accepted" for v in verdicts) else "unreached")
         emit(status, calls=verdicts, params=params, message=bad[0]["message"] if bad else "", parser="signature",
              stubbed=STUBBED)

@@ -10,7 +10,9 @@ installs (``whisper talk.wav``: ``ragcode.check.facts.console_targets``) is star
 shell variable is left out (its values are unknown). Python: the answer's calls of names imported
 from the repository, and constant keys looked up in them (``registry["vit_h"]``), with their
 literal arguments; a name the answer binds once, at module level, to a literal (``dim = 64``
-then ``Unet(dim)``) passes that literal.
+then ``Unet(dim)``) passes that literal; a method called on a name bound once, at module level, to
+a call of a repository callable (``tok = RegexTokenizer()`` then ``tok.train(text, 512)``) is that
+callable's method (``instance``: the sandbox binds it only when the callable is a class).
 """
 
 from __future__ import annotations
@@ -153,15 +155,42 @@ def _constants(tree: ast.Module) -> dict[str, Any]:
     return out
 
 
+def _instances(tree: ast.Module, names: dict[str, tuple[str, list[str]]]) -> dict[str, tuple[str, list[str]]]:
+    """Names the answer binds once, at module level, to a call of a repository callable
+    (``tok = RegexTokenizer()``), -> that callable: ``tok.train(...)`` is then its method's call.
+    A name stored anywhere else too is left out (what it holds there cannot be told)."""
+    stores: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.arg):
+            stores[node.arg] = stores.get(node.arg, 0) + 2
+    out: dict[str, tuple[str, list[str]]] = {}
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call)):
+            continue
+        chain = _chain(stmt.value.func)
+        name = stmt.targets[0].id
+        if chain and chain[0] in names and stores.get(name) == 1 and name not in names:
+            module, attrs = names[chain[0]]
+            out[name] = (module, [*attrs, *chain[1:]])
+    return out
+
+
 def _call_spec(node: ast.Call | ast.Subscript, names: dict[str, tuple[str, list[str]]],
-               constants: dict[str, Any] | None = None) -> dict[str, Any] | None:
+               constants: dict[str, Any] | None = None,
+               instances: dict[str, tuple[str, list[str]]] | None = None) -> dict[str, Any] | None:
     target = node.func if isinstance(node, ast.Call) else node.value if isinstance(node, ast.Subscript) else None
     chain = _chain(target) if target is not None else None
-    if not chain or chain[0] not in names:
+    made = (instances or {}).get(chain[0]) if chain and isinstance(node, ast.Call) and len(chain) == 2 else None
+    if not chain or (chain[0] not in names and made is None):
         return None
-    module, attrs = names[chain[0]]
+    module, attrs = made if made is not None else names[chain[0]]
     spec: dict[str, Any] = {"line": node.lineno, "name": ".".join(chain), "module": module,
                             "attrs": [*attrs, *chain[1:]]}
+    if made is not None:  # a method of what a repository class made: bound with its ``self``
+        spec["instance"] = True
     if isinstance(node, ast.Subscript):
         key = _literal(node.slice)
         if not isinstance(key, str):
@@ -183,8 +212,8 @@ def python_entry(code: str, ctx: CheckContext) -> Entry | None:
     if not names:
         return None
     nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Subscript))]
-    constants = _constants(tree)
-    calls = [s for s in (_call_spec(n, names, constants) for n in nodes) if s is not None]
+    constants, instances = _constants(tree), _instances(tree, names)
+    calls = [s for s in (_call_spec(n, names, constants, instances) for n in nodes) if s is not None]
     if not calls:
         return None
     calls.sort(key=lambda s: s["line"])
