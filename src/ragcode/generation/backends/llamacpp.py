@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcode.errors import ModelUnavailableError
+from ragcode.generation.backends.chat_tokens import holds_special, prompt_tokens
 from ragcode.generation.llm import LLMError, Message, Sampling
 from ragcode.generation.models import check_model_path, resolve_model
 
@@ -59,25 +60,63 @@ class LlamaCppLLM:
         self.path = path
 
     def generate(self, messages: list[Message], n: int, sampling: Sampling) -> list[str]:
+        protected = self.protected_prompt(messages)
         out = []
         for i in range(n):
             try:
-                reply = self.llama.create_chat_completion(
-                    messages=messages,
-                    temperature=sampling.temperature,
-                    top_p=sampling.top_p,
-                    max_tokens=sampling.max_tokens,
-                    seed=sampling.seed + i,
-                    stop=list(sampling.stop) or None,
-                )
+                if protected is None:
+                    reply = self.llama.create_chat_completion(
+                        messages=messages, temperature=sampling.temperature, top_p=sampling.top_p,
+                        max_tokens=sampling.max_tokens, seed=sampling.seed + i, stop=list(sampling.stop) or None)
+                    out.append(reply["choices"][0]["message"]["content"] or "")
+                else:
+                    out.append(self._complete(*protected, sampling, sampling.seed + i))
             except ValueError as exc:  # e.g. prompt longer than n_ctx
                 raise LLMError(f"llama.cpp could not complete the prompt: {exc}; lower "
                                "generation.context_tokens or raise generation.llm.n_ctx") from exc
-            out.append(reply["choices"][0]["message"]["content"] or "")
         return out
 
+    def tokenize(self, text: str, special: bool) -> list[int]:
+        return list(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=special))
+
+    def protected_prompt(self, messages: list[Message]) -> tuple[list[int], Any] | None:
+        """The prompt's tokens with the messages read as plain text, and the rendered template
+        (its stops), when a message holds a special-token string
+        (``ragcode.generation.backends.chat_tokens``); None when none does, or the model's chat
+        format is not the template stored in its file: the chat handler's own tokens are then the
+        prompt's."""
+        contents = [str(m.get("content") or "") for m in messages]
+        if not any(holds_special(c, self.tokenize) for c in contents if c):
+            return None
+        template = self.llama.metadata.get("tokenizer.chat_template")
+        if self.llama.chat_format != "chat_template.default" or not template:
+            log.warning("a message holds a special-token string; chat format %s is used as is",
+                        self.llama.chat_format)
+            return None
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        eos, bos = self.llama.token_eos(), self.llama.token_bos()
+        formatter = Jinja2ChatFormatter(template=template, eos_token=self._text_of(eos),
+                                        bos_token=self._text_of(bos), stop_token_ids=[eos])
+        rendered = formatter(messages=messages)  # type: ignore[arg-type]  # plain role/content dicts
+        return prompt_tokens(rendered.prompt, contents, self.tokenize), rendered
+
+    def _text_of(self, token: int) -> str:
+        return self.llama._model.token_get_text(token) if token >= 0 else ""
+
+    def _complete(self, tokens: list[int], rendered: Any, sampling: Sampling, seed: int) -> str:
+        """One sample from prompt ``tokens``, with the settings llama-cpp-python's chat handler
+        passes from ``create_chat_completion``'s defaults (no repeat penalty; the template's end of turn
+        as a stop)."""
+        stops = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
+        reply = self.llama.create_completion(
+            prompt=tokens, temperature=sampling.temperature, top_p=sampling.top_p, top_k=40, min_p=0.05,
+            repeat_penalty=1.0, max_tokens=sampling.max_tokens, seed=seed, stop=[*sampling.stop, *stops],
+            stopping_criteria=rendered.stopping_criteria)
+        return str(reply["choices"][0]["text"] or "")
+
     def count_tokens(self, text: str) -> int:
-        return len(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return len(self.tokenize(text, False))
 
 
 @contextlib.contextmanager

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ragcode.errors import ModelUnavailableError
+from ragcode.generation.backends.chat_tokens import prompt_tokens
 from ragcode.generation.backends.devices import pick_device, pick_dtype
 from ragcode.generation.llm import Message, Sampling
 from ragcode.generation.models import human_size, is_gguf, notice, resolve_model
@@ -85,8 +86,7 @@ class TransformersLLM:
     def generate(self, messages: list[Message], n: int, sampling: Sampling) -> list[str]:
         import torch
 
-        prompt = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-        ids = self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        ids = prompt_ids(self.tokenizer, messages)
         greedy = sampling.temperature <= 0
         rows = 1 if greedy else n
         input_ids = torch.tensor([ids] * rows, device=self.device)
@@ -143,6 +143,18 @@ class TransformersLLM:
 
 
 _DONE = "ragcode-converted.ok"
+
+
+def prompt_ids(tokenizer: Any, messages: list[Message]) -> list[int]:
+    """The chat prompt's token ids, its messages read as plain text: a special-token string a
+    message holds (``<|endoftext|>`` in a README) is split, not the model's control token
+    (``ragcode.generation.backends.chat_tokens``)."""
+    prompt = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
+    def tokenize(text: str, special: bool) -> list[int]:
+        return list(tokenizer(text, add_special_tokens=False, split_special_tokens=not special)["input_ids"])
+
+    return prompt_tokens(prompt, [str(m.get("content") or "") for m in messages], tokenize)
 
 
 def _converted_dir(gguf: Path, cache_dir: str | Path) -> Path:
