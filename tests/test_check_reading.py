@@ -28,6 +28,18 @@ def test_an_instructions_values_come_with_their_kind_and_worth():
     assert read_instruction(task.text) is task  # read once per task
 
 
+def test_names_the_user_describes_or_does_not_want_are_no_values():
+    def values(text: str) -> list[tuple[str, str]]:
+        return [(v.spelling, v.kind) for v in read_instruction(text).values]
+
+    assert values("Train MoCo v2 on one 8-GPU machine with lr 0.03") == [("MoCo", "word"), ("8-GPU", "measure"),
+                                                                         ("0.03", "float")]
+    assert values("a GPT-like decoder with the GPT-2 pattern instead of the GPT-4 one") == [("GPT-2", "word")]
+    assert values("use 'sgd' rather than 'adam'") == [("sgd", "quoted")]
+    # a version said alone, or after a flag, is still a value
+    assert values("set the tokenizer version to v2 with --version v3") == [("v2", "word"), ("v3", "word")]
+
+
 def test_an_answer_is_read_once_into_commands_calls_flags_or_imports_and_strings():
     bash = read_answer("cd x && CUDA=0 python train.py --lr 0.1 \\\n  -b 4\nbash run.sh a", "bash")
     assert [c.rest[0] for c in bash.commands] == ["cd", "python", "bash"]

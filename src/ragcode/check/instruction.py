@@ -82,6 +82,13 @@ _VALUE_NEXT = re.compile(r"\s+(?:as\s+|of\s+)?(?:['\"`]|-?\d)")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}")
 # a number with its unit (128-dim, 3-layer, 512-pixel) or a size (64x64, 512x512x3)
 _MEASURE = re.compile(r"(\d+(?:\.\d+)?)-[a-z]{2,}|(\d+)x(\d+)(?:x(\d+))?")
+_HARDWARE = re.compile(r"(\d+)-(?:GPUs?|CPUs?|TPUs?)")  # an 8-GPU machine: a count with its unit
+# what comes right before a value the user does not want: "the GPT-2 pattern instead of the GPT-4 one"
+_NOT_WANTED = re.compile(r"\b(?:instead\s+of|rather\s+than|other\s+than)\s+(?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
+# a name turned into a description: GPT-like, BERT-style, CNN-based
+_DESCRIBED = re.compile(r".*[A-Za-z0-9]-(?:like|style|based|only|sized|ish|free|aware|inspired)", re.IGNORECASE)
+# a version of the name before it: "MoCo v2", "YOLO v8.1"
+_VERSION = re.compile(r"v\d+(?:\.\d+)*")
 # capitals that are prose, not values
 PROSE_WORDS = {"I", "AI", "ML", "GPU", "GPUS", "CPU", "CUDA", "ID", "IDS", "URL", "API", "OK", "PDF", "README",
           "NLP", "CV", "AND", "OR", "THE", "A", "IT", "UI", "DL"}
@@ -101,7 +108,7 @@ def read_values(instruction: str) -> tuple[Value, ...]:
                 re.search(r"\d\s+$", text[:start]) or _VALUE_NEXT.match(text[end:])):
             return  # a parameter's name between its value and the prose: "13 num_classes", "fold_index 0"
         before = re.search(r"([A-Za-z]+)[\s'\"`]*$", text[:start]) if start >= 0 else None
-        if before and before.group(1).lower() in _NAME_WORDS:
+        if before and before.group(1).lower() in _NAME_WORDS or start >= 0 and _NOT_WANTED.search(text[:start]):
             return
         if v and v not in [x.spelling for x in out] and v.upper() not in PROSE_WORDS and len(v.split()) <= 4:
             out.append(Value(v, number_kind(v) or kind, number_value(v), numbers))
@@ -120,9 +127,11 @@ def read_values(instruction: str) -> tuple[Value, ...]:
             add(w + "%", m.end() + 1, m.start(), "measure", (n, n / 100))
         elif NUMBER_IN_TEXT.fullmatch(w):
             add(w, m.end(), m.start(), "number")
-        elif _HYPHENATED_PROSE.fullmatch(w) and not _CAMEL.search(w):
+        elif _HYPHENATED_PROSE.fullmatch(w) and not _CAMEL.search(w) or _DESCRIBED.fullmatch(w):
             continue
-        elif measure := _MEASURE.fullmatch(w):
+        elif _VERSION.fullmatch(w) and re.search(r"[A-Z][\w-]*\s+$", rest[:m.start()]):
+            continue  # MoCo v2: which of the method's versions, said by its flags, not a value
+        elif measure := _MEASURE.fullmatch(w) or _HARDWARE.fullmatch(w):
             add(w, m.end(), m.start(), "measure", tuple(float(g) for g in measure.groups() if g))
         elif re.search(r"\d", w) and re.search(r"[A-Za-z]", w) or re.search(r"\w[_./-]\w", w) or _CAMEL.search(w):
             if not re.fullmatch(r"\d+(st|nd|rd|th|s|D|d|x)", w):  # 1st, 2D, 4x: prose
