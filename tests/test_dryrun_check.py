@@ -133,6 +133,32 @@ def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> No
     assert overrule(static, unreached) == static
 
 
+def test_a_name_no_unset_parameter_of_the_calls_could_take_is_not_missing(tmp_path: Path) -> None:
+    from ragcode.check import Finding
+    from ragcode.dryrun import dry_run
+    from ragcode.dryrun.checker import overrule
+
+    repo = write(tmp_path / "repo", {"lib/__init__.py": "", "lib/nets.py": """
+        class Perceiver:
+            def __init__(self, *, depth, num_classes=1000, dropout=0.0, tie=False):
+                pass
+            def run(self, x, mode=None):
+                pass
+        def load(name, device='cpu'):
+            pass
+        """})
+    run, ctx = runner(tmp_path), CheckContext(repo)
+    missing = [Finding("coverage", "missing-value", "the instruction names 'CIFAR-10'", "warning", target="CIFAR-10")]
+    numbers_only = dry_run("from lib.nets import Perceiver\nm = Perceiver(depth=4, num_classes=10)\n", "python", ctx, run)
+    assert overrule(missing, numbers_only) == []  # every unset parameter takes a number or a bool
+    method = dry_run("from lib.nets import Perceiver\nm = Perceiver(depth=4)\nm.run(1)\n", "python", ctx, run)
+    assert overrule(missing, method) == missing  # run's mode=None could take it
+    named = dry_run("from lib.nets import load\nload('x')\n", "python", ctx, run)
+    assert overrule(missing, named) == missing  # device='cpu' takes names
+    a_file = [Finding("coverage", "missing-value", "the instruction names 'cifar.npz'", "warning", target="cifar.npz")]
+    assert overrule(a_file, numbers_only) == a_file  # a file is a path, not a name
+
+
 def test_values_land_by_meaning() -> None:
     from ragcode.dryrun.values import lands
 

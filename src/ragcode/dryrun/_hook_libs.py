@@ -242,8 +242,18 @@ def _bind(obj, call, inspect, skip=0):
         return {"status": "rejected", "message": f"TypeError: {call['name']}() {exc}"}
     names = {k: call["values"][i - skip] for i, k in enumerate(bound.arguments)
              if skip <= i < len(call["values"]) + skip}
+    unset = [p for p in signature.parameters.values() if p.name not in bound.arguments]
     names.update(call.get("kwvalues", {}))
-    return {"status": "accepted", "params": names}
+    return {"status": "accepted", "params": names, "open": [p.name for p in unset if _takes_a_name(p)]}
+
+
+def _takes_a_name(param):
+    """Whether a parameter the call left unset could be given a name (a word): not when it is
+    typed, or defaults to, a number or a bool; ``*args`` and ``**kwargs`` could take anything."""
+    if param.annotation in (int, float, bool) or param.annotation in ("int", "float", "bool"):
+        return False
+    default = param.default
+    return default is param.empty or default is None or not isinstance(default, (bool, int, float))
 
 
 def main():

@@ -21,6 +21,7 @@ in ``overrule`` or the keep rule of fixes (``keeps_fix``), which are about the s
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
@@ -131,6 +132,19 @@ class ParseChecker:
         return keeps_fix(before, after, answer_type, ctx, runner=self.runner)
 
 
+def _lands_nowhere(value: str, results: list[ParseResult]) -> bool:
+    """``value`` is a name (a word: no number, path or file) and every call of the Python answer
+    was bound to a signature none of whose unset parameters could take one (numbers and bools
+    only, ``_hook_libs._takes_a_name``): a Perceiver built for "CIFAR-10 images" from numbers alone
+    leaves no place where the name was due. Like the bash coverage rule (``ragcode.check.meaning``)."""
+    from ragcode.check.words import number_value
+
+    if not value or number_value(value) is not None or re.search(r"[/\\~]|^\.|\.[A-Za-z][A-Za-z0-9]{0,4}$", value):
+        return False
+    calls = [c for r in results for c in r.calls]  # a key looked up takes a name: it has no "open"
+    return bool(calls) and all(c.get("status") == ACCEPTED and c.get("open") == [] for c in calls)
+
+
 def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Finding]:
     """``findings`` without the static guesses the parser has answered: when every entry point
     was accepted, the static checks' command-line questions (``PARSER_QUESTIONS``) are dropped,
@@ -147,6 +161,8 @@ def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Findin
             continue
         value = f.target if f.code == "missing-value" else f.suggestion if f.code == "respelled-value" else ""
         if value and lands_in(value, results, exact):
+            continue
+        if f.code == "missing-value" and exact and _lands_nowhere(value, results):
             continue
         kept.append(f)
     return kept
