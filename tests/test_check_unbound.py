@@ -3,7 +3,12 @@ imports a module read so, and the keep rule that lets that fix through."""
 
 from __future__ import annotations
 
-from ragcode.check.unbound import add_import, unbound_names
+from pathlib import Path
+
+from ragcode.check import CheckContext
+from ragcode.check.autofix import CERTAIN_FIXES
+from ragcode.check.python_code import PythonChecker
+from ragcode.check.unbound import add_import, defining_module, unbound_names
 from ragcode.dryrun.values import _adds_only_imports
 
 
@@ -40,3 +45,29 @@ def test_only_added_imports_pass_the_keep_rule_unasked():
     assert _adds_only_imports(before, "import clip\n" + before)
     assert not _adds_only_imports(before, "import clip\n" + before.replace("'a'", "'b'"))
     assert not _adds_only_imports(before, "x = 1\n" + before)
+
+
+def test_only_added_from_imports_pass_too():
+    before = "from micrograd import nn\nm = MLP(2, [16, 1])\n"
+    assert _adds_only_imports(before, "from micrograd.nn import MLP\n" + before)
+
+
+def _package(root: Path) -> Path:
+    (root / "micro").mkdir(parents=True)
+    (root / "micro" / "__init__.py").write_text("from micro.nn import MLP\n")  # re-exported: not a definition
+    (root / "micro" / "nn.py").write_text("class Neuron:\n    pass\n\n\nclass MLP:\n    pass\n")
+    (root / "micro" / "engine.py").write_text("class Value:\n    pass\n\n\ndef Neuron():\n    pass\n")
+    return root
+
+
+def test_a_repository_name_read_unbound_comes_from_the_one_module_beside_the_imports_that_defines_it(tmp_path):
+    repo = _package(tmp_path / "repo")
+    engine = repo / "micro" / "engine.py"
+    assert defining_module("MLP", [engine], repo) == "micro.nn"  # beside what the answer imports
+    assert defining_module("Neuron", [engine], repo) == ""  # two modules define it: no guess
+    assert defining_module("net", [engine], repo) == ""
+    code = "from micro.engine import Value\nmodel = MLP(2, [16, 1])\nprint(model, net)\n"
+    (finding,) = [f for f in PythonChecker().check(code, "python", CheckContext(repo)) if f.code.startswith("unimported")]
+    assert (finding.code, finding.target, finding.suggestion) == ("unimported-name", "MLP", "from micro.nn import MLP")
+    fixed, pair = CERTAIN_FIXES["unimported-name"](code, finding)
+    assert fixed == "from micro.nn import MLP\n" + code and pair == ("MLP", "from micro.nn import MLP")

@@ -19,7 +19,9 @@ slip of one letter, not in meaning:
 - a ``respelled-value``: a value of the instruction written with other separators or case, in a
   string or an argument (``'ViT-g/14'`` -> ``'ViT-g-14'``), written as the user spelled it;
 - an ``unimported-module`` (Python): a module's name read but never bound gets its
-  ``import NAME`` where the answer's imports stand (``ragcode.check.unbound``);
+  ``import NAME`` where the answer's imports stand (``ragcode.check.unbound``); an
+  ``unimported-name``, a class or function of the repository that one module beside the answer's
+  imports defines, gets ``from MODULE import NAME``;
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
   as a switch: ``--noise`` -> ``--noise True``, which is what a bare switch means.
 Everything else (a different word, a missing value) is left to the model. The word is replaced
@@ -122,7 +124,8 @@ def _fix_word(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
 def _fix_import(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     if f.target not in {name for _, name in unbound_names(code)}:  # already imported
         return None
-    return add_import(code, f.target), (f.target, f"import {f.target}")
+    source = f.suggestion.removeprefix("from ").split(" import ")[0] if f.suggestion.startswith("from ") else ""
+    return add_import(code, f.target, source), (f.target, f.suggestion or f"import {f.target}")
 
 
 def _replace_all(code: str, pattern: str, pair: tuple[str, str]) -> tuple[str, tuple[str, str]] | None:
@@ -135,7 +138,7 @@ def _replace_all(code: str, pattern: str, pair: tuple[str, str]) -> tuple[str, t
 CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | None]] = {
     "cd-from-root": _fix_cd, "unknown-module": _fix_module, "unknown-script": _fix_script,
     "missing-flag-value": _fix_bool, "respelled-value": _fix_respelled, "unknown-flag": _fix_word,
-    "wrong-launcher": _fix_word, "unimported-module": _fix_import,
+    "wrong-launcher": _fix_word, "unimported-module": _fix_import, "unimported-name": _fix_import,
 }
 
 

@@ -39,7 +39,7 @@ from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.facts import module_file, module_symbols
 from ragcode.check.facts_env import env_has_modules, in_repo, near_repo_module, repo_needs
-from ragcode.check.unbound import unbound_names
+from ragcode.check.unbound import defining_module, unbound_names
 
 _RUNNERS = {"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput"}
 
@@ -84,6 +84,13 @@ def _bases(repo: Path) -> tuple[Path, ...]:
 
 def _norm(name: str) -> str:
     return name.lower().replace("-", "").replace("_", "")
+
+
+def _defined_under(name: str, imported: list[Path], root: Path) -> str:
+    """``defining_module`` over the imported files inside ``root`` (the task's folder, the
+    repository, its ``src``)."""
+    inside = [f for f in imported if f.resolve().is_relative_to(root.resolve())]
+    return defining_module(name, [f.resolve() for f in inside], root.resolve()) if inside else ""
 
 
 class PythonChecker:
@@ -137,7 +144,9 @@ class PythonChecker:
             used = [(n.lineno, n.attr) for n in ast.walk(tree)
                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == alias]
             found.extend(self._names(module, used, roots))
-        found.extend(self._unimported(code, roots, repo))
+        imported = [f for _, m, names, _ in imports if m.split(".")[0] in own
+                    for f in (module_file(m, roots), *(module_file(f"{m}.{n}", roots) for n in names)) if f is not None]
+        found.extend(self._unimported(code, roots, repo, [f for f in imported if f.is_file()]))
         if not own and not _runs_a_script(tree):
             if _declares_flags(tree):
                 found.append(Finding(self.name, "own-cli", say("own-cli"), severity=WARNING))
@@ -147,10 +156,11 @@ class PythonChecker:
                 found.append(Finding(self.name, "no-own-use", say("no-own-use"), severity=WARNING))
         return found
 
-    def _unimported(self, code: str, roots: list[Path], repo: Path) -> list[Finding]:
+    def _unimported(self, code: str, roots: list[Path], repo: Path, imported: list[Path]) -> list[Finding]:
         """``unimported-module`` for each name the answer reads unbound that is a module: the
         standard library's, the repository's own (a file, not a bare folder) or a package it
-        depends on."""
+        depends on; ``unimported-name`` for one that a single module beside the repository files
+        it imports (``imported``) defines."""
         out = []
         for line, name in unbound_names(code):
             own = module_file(name, roots)
@@ -158,6 +168,9 @@ class PythonChecker:
                     or repo_needs(name, repo)):
                 out.append(Finding(self.name, "unimported-module", say("unimported-module", name=name),
                                    severity=ERROR, line=line, target=name, suggestion=f"import {name}"))
+            elif source := next((m for root in roots if (m := _defined_under(name, imported, root))), ""):
+                out.append(Finding(self.name, "unimported-name", say("unimported-name", name=name, module=source),
+                                   severity=ERROR, line=line, target=name, suggestion=f"from {source} import {name}"))
         return out
 
     def _names(self, module: str, wanted: list[tuple[int, str]], roots: list[Path]) -> list[Finding]:

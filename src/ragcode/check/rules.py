@@ -166,6 +166,17 @@ _DECLARED = (
         quiet=(RuleCase("import os\nimport pkg.models\nm = pkg.models.GCN()\np = os.path.join('a', 'b')\n",
                         answer_type=_PY),
                RuleCase("from pkg.models import GCN\nmodel = GCN()\nprint(model)\n", answer_type=_PY))),
+    Rule("unimported-name", "python", ERROR, 1.0, {
+        "": "{name} is used but never imported: the answer stops with NameError; {module} defines it: add "
+            "`from {module} import {name}`"},
+        "a class or function of the repository read but never bound (`MLP(2, [16, 16, 1])` after only `from "
+        "micrograd import nn`) that exactly one module defines, among those the answer imports and the ones beside "
+        "them; a certain fix adds `from MODULE import NAME` where the imports stand",
+        (RuleCase("from pkg.models import GCN\nm = GCN()\nb = build_model('RN50')\n", answer_type=_PY,
+                  target="build_model"),),
+        fix="certain", fixed_by=("certain",),
+        quiet=(RuleCase("from pkg.models import GCN, build_model\nb = build_model('RN50')\n", answer_type=_PY),
+               RuleCase("from pkg.models import GCN\nm = GCN()\nprint(net)\n", answer_type=_PY))),
     Rule("no-repo-use", "python", WARNING, 1.5, {
         "": "the answer never uses the repository: it imports none of its modules and runs none of its scripts"},
         "Python that imports none of the repository's modules, none of its dependencies and runs none of its "

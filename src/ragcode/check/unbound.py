@@ -5,6 +5,9 @@ answer meant the module and forgot its import. ``unbound_names`` finds such name
 standard library's ``symtable`` (the compiler's own scope analysis: assignments, imports,
 parameters, ``global``, comprehensions and class scopes as Python resolves them), so no scope
 rules are written here; ``add_import`` puts ``import NAME`` where the answer's imports stand.
+A class or function of the repository read unbound (``MLP(2, [16, 16, 1])`` after only
+``from micrograd import nn``) is found in the one module beside the answer's own imports that
+defines it (``defining_module``), and imported from there.
 """
 
 from __future__ import annotations
@@ -52,17 +55,54 @@ def _unbound(code: str) -> tuple[tuple[int, str], ...]:
     return tuple(sorted((line, name) for name, line in first.items()))
 
 
-def add_import(code: str, name: str) -> str:
-    """``code`` with ``import NAME`` on the line before its first import (after a docstring and
-    ``from __future__`` imports), or before its first statement when it imports nothing."""
+def add_import(code: str, name: str, source: str = "") -> str:
+    """``code`` with ``import NAME`` (``from SOURCE import NAME`` with a ``source``) on the line
+    before its first import (after a docstring and ``from __future__`` imports), or before its
+    first statement when it imports nothing."""
     tree = ast.parse(code)
     body = [n for n in tree.body if not _preamble(n)]
     at = next((n.lineno for n in body if isinstance(n, ast.Import | ast.ImportFrom)), None)
     if at is None:
         at = _start(body[0]) if body else len(code.splitlines()) + 1
     lines = code.splitlines(keepends=True)
-    lines.insert(at - 1, f"import {name}\n")
+    lines.insert(at - 1, f"from {source} import {name}\n" if source else f"import {name}\n")
     return "".join(lines)
+
+
+def defining_module(name: str, imported: list[Path], root: Path) -> str:
+    """The one module, among the repository files the answer imports (``imported``) and the
+    modules beside them, that defines ``name`` at its top (a class, a function or an assignment;
+    not an import of it), as a dotted name from ``root``; empty when none or several do."""
+    files = {f for path in imported for f in (path, *sorted(path.parent.glob("*.py")))}
+    found = {f for f in files if name in _top_definitions(f, _mtime(f))}
+    if len(found) != 1:
+        return ""
+    path = found.pop().relative_to(root)
+    parts = path.with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+@functools.lru_cache(maxsize=1024)
+def _top_definitions(path: Path, _mtime: float) -> frozenset[str]:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return frozenset(names)
 
 
 def _start(node: ast.stmt) -> int:

@@ -157,12 +157,12 @@ def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runn
 
 
 def _adds_only_imports(before: str, after: str) -> bool:
-    """``after`` is ``before`` with ``import X`` lines added and nothing else changed: the fix of
-    a module read unbound, which the dry run of the calls cannot see (binding a call does not
+    """``after`` is ``before`` with ``import X`` (or ``from M import X``) lines added and nothing
+    else changed: the fix of a module or a repository name read unbound, which the dry run of the calls cannot see (binding a call does not
     run the answer's lines) and which no right answer needs."""
     added = Counter(after.splitlines()) - Counter(before.splitlines())
     return (not Counter(before.splitlines()) - Counter(after.splitlines())
-            and all(re.fullmatch(r"import [A-Za-z_][\w.]*", line) for line in added))
+            and all(re.fullmatch(r"(?:from [A-Za-z_][\w.]* )?import [A-Za-z_][\w.]*", line) for line in added))
 
 
 def _entries(results: list[ParseResult]) -> list[tuple[str, str]]:
