@@ -16,6 +16,7 @@ import ast
 import builtins
 import functools
 import symtable
+from pathlib import Path
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__builtins__", "__spec__"}
 
