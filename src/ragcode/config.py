@@ -264,7 +264,7 @@ class GenerationConfig(_Section):
     select: bool = True
     autofix: bool = True
     fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "switch", "refile", "rename",
-                                                      "drop", "fill", "fill_vars"])
+                                                      "drop", "fill", "fill_vars", "fill_calls"])
     repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0
     fix_each: bool = False  # every sample through the fixes before they are ordered, not only the first
     sample_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.7

@@ -17,7 +17,9 @@ that says whether a fixed answer is kept.
   ``ragcode.check.rename``), ``drop`` (the flags the script refuses and
   the instruction never asked for, taken out: ``ragcode.check.drop``), ``fill`` (the
   instruction's left-out values to their flags, ``ragcode.check.fill``), ``fill_vars`` (the
-  variables the documents export, ``ragcode.check.fill_vars``).
+  variables the documents export, ``ragcode.check.fill_vars``); for Python answers (the steps
+  of ``PYTHON_STEPS``): ``fill_calls`` (the left-out values to the unset parameters of the calls
+  the dry run bound, ``ragcode.check.fill_calls``).
 
 ``keep_fixed`` is the keep rule that checked generation, ``ragcode check --fix`` and the agent's
 ``check`` tool all apply: a fixed answer is kept when a certain fix was made (a script reached by
@@ -31,14 +33,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragcode.check import (CheckContext, Checker, Finding, check_answer, checkers_declared, checkers_keep_fix,
-                           penalty)
+from ragcode.check import (CheckContext, Checker, Finding, check_answer, checkers_call_slots, checkers_declared,
+                           checkers_keep_fix, penalty)
 from ragcode.check.fill import names_said
 from ragcode.check.instruction import read_instruction
 from ragcode.registry import Registry
 
-DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "refile", "rename", "drop", "fill", "fill_vars")
-GUESSING = ("expand", "retarget", "switch", "refile", "rename", "drop", "fill", "fill_vars")
+DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "refile", "rename", "drop", "fill", "fill_vars", "fill_calls")
+GUESSING = ("expand", "retarget", "switch", "refile", "rename", "drop", "fill", "fill_vars", "fill_calls")
 
 
 @dataclass
@@ -175,6 +177,14 @@ def fill_step(trial: Trial) -> None:
     _fill_gaps(trial, fill_values, "filled")
 
 
+def fill_calls_step(trial: Trial) -> None:
+    """Python: a missing value given to the one unset parameter of a bound call it belongs to."""
+    from ragcode.check.fill_calls import fill_calls
+
+    slots = checkers_call_slots(trial.code, trial.answer_type, trial.ctx, trial.checkers) if trial.gaps else []
+    _fill_gaps(trial, lambda code, findings, ctx: fill_calls(code, findings, ctx, slots), "filled_calls")
+
+
 def fill_vars_step(trial: Trial) -> None:
     from ragcode.check.fill_vars import fill_vars
 
@@ -191,7 +201,9 @@ FIXES = Registry("fix", {
     "drop": "ragcode.answer.fixes:drop_step",
     "fill": "ragcode.answer.fixes:fill_step",
     "fill_vars": "ragcode.answer.fixes:fill_vars_step",
+    "fill_calls": "ragcode.answer.fixes:fill_calls_step",
 })
+PYTHON_STEPS = frozenset({"fill_calls"})  # the steps that read Python answers; the others read commands
 
 
 def has_gaps(code: str, fs: list[Finding], instruction: str) -> bool:
@@ -209,8 +221,9 @@ def fix_answer(code: str, answer_type: str, fs: list[Finding], ctx: CheckContext
     if "certain" in named:
         code, fs, pairs = certain_fixes(code, answer_type, fs, ctx, checkers)
     record: dict[str, Any] = {"pairs": pairs}
-    steps = [step for name, step in named.items() if name != "certain"]
-    if steps and answer_type == "bash":
+    steps = [step for name, step in named.items()
+             if name != "certain" and (name in PYTHON_STEPS) == (answer_type == "python")]
+    if steps and answer_type in ("bash", "python"):
         trial = Trial(code, fs, ctx, checkers, answer_type, gaps=has_gaps(code, fs, ctx.instruction))
         for step in steps:
             step(trial)

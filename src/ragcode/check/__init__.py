@@ -158,6 +158,13 @@ def checkers_declared(code: str, answer_type: str, ctx: CheckContext, checkers: 
             for name in read(code, answer_type, ctx)]
 
 
+def checkers_call_slots(code: str, answer_type: str, ctx: CheckContext, checkers: list[Checker]) -> list[dict]:
+    """A Python answer's bound calls and their unset parameters, from every checker with a
+    ``call_slots(code, answer_type, ctx)`` method (the ``parse`` checker); [] when none has one."""
+    return [slot for read in (getattr(c, "call_slots", None) for c in checkers) if read is not None
+            for slot in read(code, answer_type, ctx)]
+
+
 def checkers_accept(code: str, answer_type: str, ctx: CheckContext, checkers: list[Checker]) -> bool:
     """Whether a checker with an ``accepts(code, answer_type, ctx)`` method (the ``parse``
     checker) says the repository's own parser took the answer; False when none has one."""

@@ -207,7 +207,7 @@ _DECLARED = (
         "never over a path of another kind or a `$VAR`, and move the answer only to a script the instruction or "
         "the retrieved passage names",
         (RuleCase("python train.py --data cora", instruction="Train on cora for 100 epochs.", target="100"),),
-        fix="guessing", fixed_by=("expand", "switch", "fill", "fill_vars"),
+        fix="guessing", fixed_by=("expand", "switch", "fill", "fill_vars", "fill_calls"),
         quiet=(RuleCase("python lm_main.py --emsize 650 --nhid 650 --nlayers 3 --res 64 --tied", repo=_OUT,
                         instruction="Train a tied 3-layer LSTM with 650-dim embeddings on 64x64 inputs, without "
                                     "torch.compile."),

@@ -239,21 +239,29 @@ def _bind(obj, call, inspect, skip=0):
     try:
         bound = signature.bind(*args, **{k: object() for k in call["kw"]})
     except TypeError as exc:
-        return {"status": "rejected", "message": f"TypeError: {call['name']}() {exc}"}
+        refused = {"status": "rejected", "message": f"TypeError: {call['name']}() {exc}"}
+        try:  # only a required argument missing: the parameters it left unset are still known
+            partial = signature.bind_partial(*args, **{k: object() for k in call["kw"]})
+        except TypeError:
+            return refused
+        return {**refused, "unset": {p.name: _kind(p) for p in signature.parameters.values()
+                                     if p.name not in partial.arguments}}
     names = {k: call["values"][i - skip] for i, k in enumerate(bound.arguments)
              if skip <= i < len(call["values"]) + skip}
     unset = [p for p in signature.parameters.values() if p.name not in bound.arguments]
     names.update(call.get("kwvalues", {}))
-    return {"status": "accepted", "params": names, "open": [p.name for p in unset if _takes_a_name(p)]}
+    return {"status": "accepted", "params": names, "unset": {p.name: _kind(p) for p in unset}}
 
 
-def _takes_a_name(param):
-    """Whether a parameter the call left unset could be given a name (a word): not when it is
-    typed, or defaults to, a number or a bool; ``*args`` and ``**kwargs`` could take anything."""
-    if param.annotation in (int, float, bool) or param.annotation in ("int", "float", "bool"):
-        return False
-    default = param.default
-    return default is param.empty or default is None or not isinstance(default, (bool, int, float))
+def _kind(param):
+    """What a parameter takes, as far as its annotation or default says: ``int``, ``float``,
+    ``bool``, ``str``, ``*`` for ``*args``/``**kwargs``, or ``""`` (anything)."""
+    if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+        return "*"
+    for kind in (bool, int, float, str):
+        if param.annotation in (kind, kind.__name__) or param.default is not None and type(param.default) is kind:
+            return kind.__name__
+    return ""
 
 
 def main():

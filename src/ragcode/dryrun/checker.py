@@ -30,6 +30,7 @@ from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
 from ragcode.dryrun.run import dry_run
 from ragcode.dryrun.values import lands_in
 
+NUMBERS_AND_BOOLS = frozenset({"int", "float", "bool"})
 # what a static check guesses about a command line, which the parser that took it has answered
 PARSER_QUESTIONS = frozenset({"unknown-flag", "bad-choice", "bad-type", "missing-required", "positional-count",
                               "missing-flag-value", "duplicate-flag", "ignored-args", "library-file"})
@@ -120,6 +121,14 @@ class ParseChecker:
                 names += [n.strip() for p in result.spec for n in str(p.get("name", "")).split(" / ")]
         return [n for n in names if n.startswith("-")]
 
+    def call_slots(self, code: str, answer_type: str, ctx: CheckContext) -> list[dict[str, Any]]:
+        """A Python answer's calls the dry run bound to their signatures (or refused only for a
+        required argument left out): each with its line, its name as written and its unset
+        parameters by kind (for ``ragcode.check.fill_calls``)."""
+        return [{"line": c.get("line"), "name": c.get("name"), "unset": dict(c["unset"])}
+                for r in self._results(code, answer_type, ctx) if r.entry.kind == "calls"
+                for c in r.calls if isinstance(c.get("unset"), dict)]
+
     def accepts(self, code: str, answer_type: str, ctx: CheckContext) -> bool:
         """Whether the answer's every entry point was parsed to the end and accepted, every word
         of it read (the evidence checked selection prefers among equally clean answers)."""
@@ -135,14 +144,15 @@ class ParseChecker:
 def _lands_nowhere(value: str, results: list[ParseResult]) -> bool:
     """``value`` is a name (a word: no number, path or file) and every call of the Python answer
     was bound to a signature none of whose unset parameters could take one (numbers and bools
-    only, ``_hook_libs._takes_a_name``): a Perceiver built for "CIFAR-10 images" from numbers alone
+    only, as ``_hook_libs._kind`` reads them): a Perceiver built for "CIFAR-10 images" from numbers alone
     leaves no place where the name was due. Like the bash coverage rule (``ragcode.check.meaning``)."""
     from ragcode.check.words import number_value
 
     if not value or number_value(value) is not None or re.search(r"[/\\~]|^\.|\.[A-Za-z][A-Za-z0-9]{0,4}$", value):
         return False
-    calls = [c for r in results for c in r.calls]  # a key looked up takes a name: it has no "open"
-    return bool(calls) and all(c.get("status") == ACCEPTED and c.get("open") == [] for c in calls)
+    calls = [c for r in results for c in r.calls]  # a key looked up takes a name: it has no "unset"
+    return bool(calls) and all(c.get("status") == ACCEPTED and "unset" in c
+                               and all(kind in NUMBERS_AND_BOOLS for kind in c["unset"].values()) for c in calls)
 
 
 def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Finding]:
