@@ -203,7 +203,10 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
             seen[id(flag)] = name
             break  # argparse.REMAINDER: every word after it is its value (--opts KEY VALUE ...)
         value: str | None = inline if eq else None
-        if value is None and takes_value(flag):
+        if value is None and not takes_value(flag) and i < len(args) and args[i] in _BOOL_WORDS:
+            found.append(_switch_value(name, args[i], script))  # --flip True: argparse takes True as a positional
+            i += 1
+        elif value is None and takes_value(flag):
             value, i = _take_value(args, i, flag)
             if value is None and flag.nargs not in ("?", "*"):
                 boolish = "bool" in str(flag.type or "").lower()  # type=bool, str2bool: a bare switch errors
@@ -219,6 +222,16 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
     if has_subcommands:
         return found  # required flags and positionals depend on the sub-command: not judged
     return found + _left_out(flags, seen, positionals, script)
+
+
+_BOOL_WORDS = {"True": True, "true": True, "False": False, "false": False}
+
+
+def _switch_value(name: str, word: str, script: str) -> Finding:
+    """A switch given ``True`` or ``False`` as if it took a value: its certain fix keeps the bare
+    switch for ``True`` and takes it out for ``False`` (``suggestion``: what it becomes)."""
+    return Finding("bash", "switch-value", say("switch-value", flag=name, script=script, word=word),
+                   target=f"{name} {word}", suggestion=name if _BOOL_WORDS[word] else "")
 
 
 def _unknown_flag(name: str, spellings: list[str], script: str) -> Finding:

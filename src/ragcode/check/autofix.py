@@ -22,6 +22,8 @@ slip of one letter, not in meaning:
   ``import NAME`` where the answer's imports stand (``ragcode.check.unbound``); an
   ``unimported-name``, a class or function of the repository that one module beside the answer's
   imports defines, gets ``from MODULE import NAME``;
+- a ``switch-value``: a switch given ``True`` (``--flip True`` -> ``--flip``) or ``False``
+  (``--flip False`` taken out), which the parser would read as a positional;
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
   as a switch: ``--noise`` -> ``--noise True``, which is what a bare switch means.
 Everything else (a different word, a missing value) is left to the model. The word is replaced
@@ -121,6 +123,17 @@ def _fix_word(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     return _replace_all(code, flag_word(found[0]), found)
 
 
+def _fix_switch(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    """``--flip True`` -> ``--flip``; ``--flip False`` (and the space before it) -> nothing."""
+    flag, _, word = f.target.partition(" ")
+    if not flag or not word:
+        return None
+    pattern = rf"(?<![\w./-]){re.escape(flag)}[ \t]+{re.escape(word)}(?=\s|$)"
+    if not f.suggestion:
+        pattern = r"[ \t]*" + pattern
+    return _replace_all(code, pattern, (f.target, f.suggestion))
+
+
 def _fix_import(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     if f.target not in {name for _, name in unbound_names(code)}:  # already imported
         return None
@@ -139,6 +152,7 @@ CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | 
     "cd-from-root": _fix_cd, "unknown-module": _fix_module, "unknown-script": _fix_script,
     "missing-flag-value": _fix_bool, "respelled-value": _fix_respelled, "unknown-flag": _fix_word,
     "wrong-launcher": _fix_word, "unimported-module": _fix_import, "unimported-name": _fix_import,
+    "switch-value": _fix_switch,
 }
 
 

@@ -103,6 +103,16 @@ _DECLARED = (
          "suggests `True`, a certain fix (`--noise` -> `--noise True`)",
          (RuleCase("python train.py --data cora --lr", target="train.py"),
           RuleCase("python flags.py --data x --noise", target="flags.py")), fix="certain", fixed_by=("certain",)),
+    Rule("switch-value", "bash", ERROR, 1.0, {
+        "": "{flag} of {script} is a switch and takes no value: {word} is read as a positional argument; give "
+            "the bare switch to turn it on, leave it out to keep it off"},
+        "a switch (`store_true`, a click flag) given `True` or `False` as if it took a value (`--flip True`): the "
+        "parser takes the word as a positional and refuses it; a certain fix keeps the bare switch for `True` "
+        "and takes it out for `False`",
+        (RuleCase("python train.py --data cora --gpu True", target="--gpu True"),
+         RuleCase("python train.py --gpu false --data cora", target="--gpu false")),
+        fix="certain", fixed_by=("certain",),
+        quiet=(RuleCase("python train.py --data cora --gpu", answer_type="bash"),)),
     Rule("bad-choice", "bash", ERROR, 1.0, {
         "": "{flag} {value} is not one of {script}'s choices for it: {choices}",
         "executed": "{flag}: invalid choice {value}"},
