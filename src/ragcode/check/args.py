@@ -195,6 +195,12 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
         if flag is None:
             if name in ("-h", "--help"):
                 continue
+            if _as_positional(name, flags, len(positionals)) and (eq or i < len(args) and not args[i].startswith("-")):
+                positionals.append(inline if eq else args[i])  # --ckpt x.pt where ckpt is the next positional
+                found.append(Finding("bash", "positional-as-flag", say("positional-as-flag", flag=name, script=script),
+                                     target=name))
+                i += 0 if eq else 1
+                continue
             found.append(_unknown_flag(name, spellings, script))
             if not eq and i < len(args) and not args[i].startswith("-"):
                 i += 1  # its value, most likely
@@ -222,6 +228,16 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
     if has_subcommands:
         return found  # required flags and positionals depend on the sub-command: not judged
     return found + _left_out(flags, seen, positionals, script)
+
+
+def _as_positional(name: str, flags: list[Flag], before: int) -> bool:
+    """``name`` written as a flag is the script's positional argument that comes next: the one
+    declared at index ``before`` (the positionals the command gave before it), each taking one
+    word."""
+    declared = [f for f in flags if f.positional and f.action not in ("help", "version")]
+    if before >= len(declared) or any(f.nargs not in (None, 1, "1") for f in declared[:before + 1]):
+        return False
+    return _norm(name.lstrip("-")) == _norm(declared[before].dest or declared[before].name)
 
 
 _BOOL_WORDS = {"True": True, "true": True, "False": False, "false": False}

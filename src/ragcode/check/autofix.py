@@ -22,6 +22,9 @@ slip of one letter, not in meaning:
   ``import NAME`` where the answer's imports stand (``ragcode.check.unbound``); an
   ``unimported-name``, a class or function of the repository that one module beside the answer's
   imports defines, gets ``from MODULE import NAME``;
+- a ``positional-as-flag``: the script's next positional argument written as a flag
+  (``--ckpt x.pt`` for the positional ``ckpt``) loses the flag's name, its value staying where
+  it stands;
 - a ``switch-value``: a switch given ``True`` (``--flip True`` -> ``--flip``) or ``False``
   (``--flip False`` taken out), which the parser would read as a positional;
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
@@ -134,6 +137,11 @@ def _fix_switch(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     return _replace_all(code, pattern, (f.target, f.suggestion))
 
 
+def _fix_positional(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    """``--ckpt x.pt`` (or ``--ckpt=x.pt``) -> ``x.pt``, where it stands."""
+    return _replace_all(code, rf"(?<![\w./-]){re.escape(f.target)}(?:[ \t]+|=)(?=[^\s-])", (f.target, ""))
+
+
 def _fix_import(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     if f.target not in {name for _, name in unbound_names(code)}:  # already imported
         return None
@@ -152,7 +160,7 @@ CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | 
     "cd-from-root": _fix_cd, "unknown-module": _fix_module, "unknown-script": _fix_script,
     "missing-flag-value": _fix_bool, "respelled-value": _fix_respelled, "unknown-flag": _fix_word,
     "wrong-launcher": _fix_word, "unimported-module": _fix_import, "unimported-name": _fix_import,
-    "switch-value": _fix_switch,
+    "switch-value": _fix_switch, "positional-as-flag": _fix_positional,
 }
 
 

@@ -113,6 +113,14 @@ _DECLARED = (
          RuleCase("python train.py --gpu false --data cora", target="--gpu false")),
         fix="certain", fixed_by=("certain",),
         quiet=(RuleCase("python train.py --data cora --gpu", answer_type="bash"),)),
+    Rule("positional-as-flag", "bash", ERROR, 1.0, {
+        "": "{script} takes {flag} as a positional argument, not a flag: give its value without {flag}"},
+        "the script's next positional argument written as a flag (`closed_form_factorization.py --ckpt x.pt` for "
+        "the positional `ckpt`): the parser refuses the flag and misses the argument; a certain fix drops the "
+        "flag's name and leaves its value where it stands, which is that positional's place",
+        (RuleCase("python greet.py --src src.txt", target="--src"),),
+        fix="certain", fixed_by=("certain",),
+        quiet=(RuleCase("python greet.py src.txt", answer_type="bash"),)),
     Rule("bad-choice", "bash", ERROR, 1.0, {
         "": "{flag} {value} is not one of {script}'s choices for it: {choices}",
         "executed": "{flag}: invalid choice {value}"},
