@@ -108,3 +108,27 @@ def test_a_callable_imported_by_name_is_the_same_callable(tmp_path: Path) -> Non
     assert scorer.score_sample(task, f"```python\n{same}```", 0, ctx).passed
     wrong = scorer.score_sample(task, f"```python\n{same.replace('cpu', 'cuda')}```", 0, ctx)
     assert not wrong.passed and "speech.load_model.device" in wrong.detail
+
+
+def test_a_python_answer_may_call_more_and_its_methods_values_are_compared(tmp_path: Path) -> None:
+    repos = tmp_path / "repos"
+    write(repos / "9999", {"tok/__init__.py": """
+        class Value:
+            def __init__(self, data):
+                self.data = data
+        class Tokenizer:
+            def train(self, text, vocab_size, verbose=False):
+                pass
+        """})
+    reference = 'from tok import Tokenizer\nt = Tokenizer()\nt.train(open("a.txt").read(), 512)\n'
+    task = Task(id=1, github_id=9999, instruction="train a tokenizer on a.txt to 512 tokens", type="Python Code",
+                output=reference)
+    scorer, ctx = _scoring(tmp_path, repos)
+    more = 'from tok import Tokenizer, Value\nv = Value(1.0)\nm = Tokenizer()\nm.train(open("a.txt").read(), 512)\n'
+    assert scorer.score_sample(task, f"```python\n{more}```", 0, ctx).passed  # Value on top is no harm
+    wrong = scorer.score_sample(task, f"```python\n{more.replace('512', '256')}```", 0, ctx)
+    assert not wrong.passed and "tok.Tokenizer.train.vocab_size=512" in wrong.detail
+    never_trained = scorer.score_sample(task, "```python\nfrom tok import Tokenizer\nt = Tokenizer()\n```", 0, ctx)
+    assert not never_trained.passed
+    other = scorer.score_sample(task, "```python\nfrom tok import Value\nv = Value(512)\n```", 0, ctx)
+    assert not other.passed and not other.checks["entry"]

@@ -278,8 +278,7 @@ def main():
         sys.path[:0] = [os.getcwd(), ROOT]
         verdicts = _check_calls(SPEC["calls"])
         bad = [v for v in verdicts if v["status"] == "rejected"]
-        params = {f"{v['name']}.{k}": val for v, c in zip(verdicts, SPEC["calls"]) if not c.get("instance")
-                  for k, val in v.get("params", {}).items()}  # a method's values stay in its verdict
+        params = {f"{v['name']}.{k}": val for v in verdicts for k, val in v.get("params", {}).items()}
         status = "rejected" if bad else ("accepted" if any(v["status"] == "accepted" for v in verdicts) else "unreached")
         emit(status, calls=verdicts, params=params, message=bad[0]["message"] if bad else "", parser="signature",
              stubbed=STUBBED)
