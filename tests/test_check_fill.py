@@ -36,6 +36,15 @@ def test_a_left_out_value_goes_to_the_flag_named_next_to_it(repo):
     assert code.endswith("--lr 0.005")  # lr <- the initials of "learning rate"
 
 
+def test_the_one_path_left_out_is_the_positional_the_script_requires(repo):
+    code, done = fill(repo, "python greet.py --count 3", "Greet the names in data/names.txt, counting 3.")
+    assert code == "python greet.py --count 3 data/names.txt" and done == [("data/names.txt", "(positional)")]
+    code, done = fill(repo, "python greet.py --count 3 a.txt", "Greet the names in data/names.txt, counting 3.")
+    assert done == []  # the positional is given (another file): not this step's to change
+    two = "Greet the names in data/names.txt and data/more.txt, counting 3."
+    assert fill(repo, "python greet.py --count 3", two)[1] == []  # two paths: which one goes there?
+
+
 def test_a_flags_choices_name_its_value_and_replace_one_the_user_never_asked_for(repo):
     code, done = fill(repo, "python train.py --data cora --model gcn", "Run the gat model on cora.")
     assert code == "python train.py --data cora --model gat" and done == [("gat", "--model")]

@@ -167,6 +167,19 @@ def _positional_range(flags: list[Flag]) -> tuple[int, int | None]:
 
 def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]:
     """Findings for ``args`` given to ``script`` whose parser declares ``flags``."""
+    return read_args(args, flags, script)[0]
+
+
+def positionals_missing(args: list[str], flags: list[Flag]) -> int:
+    """How many positional arguments the parser requires beyond those ``args`` give (0: none)."""
+    if any(f.subcommand for f in flags):
+        return 0  # which positionals are required depends on the sub-command
+    lo, _ = _positional_range(flags)
+    return max(0, lo - len(read_args(args, flags, "")[1]))
+
+
+def read_args(args: list[str], flags: list[Flag], script: str) -> tuple[list[Finding], list[str]]:
+    """``match_args``'s findings and the words the parser would take as positionals."""
     table = _index(flags)
     spellings = sorted(table)
     found: list[Finding] = []
@@ -226,8 +239,8 @@ def match_args(args: list[str], flags: list[Flag], script: str) -> list[Finding]
         seen[id(flag)] = name
         found.extend(_value_findings(_Parsed(flag, name, value), script))
     if has_subcommands:
-        return found  # required flags and positionals depend on the sub-command: not judged
-    return found + _left_out(flags, seen, positionals, script)
+        return found, positionals  # required flags and positionals depend on the sub-command: not judged
+    return found + _left_out(flags, seen, positionals, script), positionals
 
 
 def _as_positional(name: str, flags: list[Flag], before: int) -> bool:

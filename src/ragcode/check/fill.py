@@ -20,7 +20,9 @@ a value ranks below adding one. Two flags with the same best score: nothing is f
 
 Which values: those the coverage check reports missing; an instruction word that is one of a
 flag's ``choices``; a capitalised word inside a sentence (``Autoformer``), only where its flag is
-named next to it. Only the instruction is read, never a task's arguments or answer.
+named next to it. A path no flag takes goes to the one positional argument the script requires
+and the command leaves out, when it is the only path to fill. Only the instruction is read, never a
+task's arguments or answer.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ragcode.check import CheckContext, Finding
-from ragcode.check.args import takes_value
+from ragcode.check.args import positionals_missing, takes_value
 from ragcode.check.bash import Step, resolved_calls
 from ragcode.check.instruction import proper_names as proper_names  # read from here too
 from ragcode.check.instruction import read_instruction
@@ -272,12 +274,39 @@ def fill_values(code: str, findings: list[Finding], ctx: CheckContext) -> tuple[
             if slot is not None and (best is None or slot.score >= best[0].score):
                 best = (slot, step, _separator(step))
         if best is None:
+            new = _as_positional(code, value, values, ctx)
+            if new is not None:
+                code = new
+                done.append((value, "(positional)"))
             continue
         new = _put(code.split("\n"), value, *best)
         if new is not None:
             code = new
             done.append((value, best[0].flag.name))
     return code, done
+
+
+def _as_positional(code: str, value: str, values: dict[str, float], ctx: CheckContext) -> str | None:
+    """``code`` with the path ``value`` given as the one positional argument the command's script
+    requires and the command leaves out (``main_lincls.py ... /datasets/imagenet``), when it is the
+    only path among the values to fill and the one script call that ends its line is that script's."""
+    paths = [v for v in values if _PATHLIKE.search(v) and "://" not in v]
+    steps = [s for s in resolved_calls(code, ctx) if s.flags is not None and s.last and s.call is not None]
+    if paths != [value] or len(steps) != 1:
+        return None
+    step = steps[0]
+    assert step.call is not None and step.flags is not None
+    if positionals_missing(list(step.call.args), step.flags) != 1:
+        return None
+    lines = code.split("\n")
+    line = lines[step.end_line].rstrip()
+    if "#" in line or line.endswith(("&", "\\")):
+        return None
+    lines[step.end_line] = f"{line} {shlex.quote(value)}"
+    return "\n".join(lines)
+
+
+_PATHLIKE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 
 def _fill_each_place(code: str, value: str, at_least: float, ctx: CheckContext) -> tuple[str, list[str]] | None:
