@@ -228,11 +228,7 @@ def read_args(args: list[str], flags: list[Flag], script: str) -> tuple[list[Fin
         elif value is None and takes_value(flag):
             value, i = _take_value(args, i, flag)
             if value is None and flag.nargs not in ("?", "*"):
-                boolish = "bool" in str(flag.type or "").lower()  # type=bool, str2bool: a bare switch errors
-                found.append(Finding("bash", "missing-flag-value", say(
-                    "missing-flag-value", flag=name, script=script,
-                    bool_hint=" (it is parsed as a bool: give True or False)" if boolish else ""),
-                                     target=script, suggestion="True" if boolish else ""))
+                found.append(_missing_value(name, flag, script))
         if id(flag) in seen and flag.action not in ("append", "count", "extend", "append_const"):
             found.append(Finding("bash", "duplicate-flag", say("duplicate-flag", flag=name, script=script),
                                  severity=WARNING, target=script))
@@ -241,6 +237,15 @@ def read_args(args: list[str], flags: list[Flag], script: str) -> tuple[list[Fin
     if has_subcommands:
         return found, positionals  # required flags and positionals depend on the sub-command: not judged
     return found + _left_out(flags, seen, positionals, script), positionals
+
+
+def _missing_value(name: str, flag: Flag, script: str) -> Finding:
+    """A flag that takes a value written without one (a bool-typed one is told to give True or False)."""
+    boolish = "bool" in str(flag.type or "").lower()  # type=bool, str2bool: a bare switch errors
+    return Finding("bash", "missing-flag-value", say(
+        "missing-flag-value", flag=name, script=script,
+        bool_hint=" (it is parsed as a bool: give True or False)" if boolish else ""),
+                   target=script, suggestion="True" if boolish else "")
 
 
 def _as_positional(name: str, flags: list[Flag], before: int) -> bool:
