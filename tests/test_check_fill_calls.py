@@ -39,6 +39,15 @@ def test_the_value_goes_to_the_one_parameter_its_words_name():
     assert best_parameter("4", [switch], "with 4 kmeans init") is None  # a bool takes no number
 
 
+def test_a_word_goes_only_to_a_parameter_known_to_take_a_string():
+    said = "Create a VectorQuantize with a codebook of 1024 codes and EMA decay 0.9."
+    untyped = {"line": 2, "name": "VectorQuantize", "unset": {"codebook_dim": "", "decay": "float"}}
+    assert best_parameter("EMA", [untyped], said) is None  # codebook_dim=None: 'EMA' would bind, then break
+    assert best_parameter("0.9", [untyped], said) == (untyped, "decay")
+    named = {"line": 2, "name": "VectorQuantize", "unset": {"codebook_name": "str"}}
+    assert best_parameter("EMA", [named], said) == (named, "codebook_name")
+
+
 @needs_bwrap
 def test_the_step_fills_a_required_value_the_model_left_out_and_the_keep_rule_keeps_it(tmp_path: Path):
     repo = write(tmp_path / "repo", {"vq/__init__.py": "from vq.rvq import ResidualVQ\n", "vq/rvq.py": """

@@ -8,7 +8,8 @@ belongs to, and writes it in (``num_quantizers=4``).
 
 Which parameter: the bash fill's scoring (``ragcode.check.fill.score``), each unset parameter read
 as a flag of its name and of the kind its annotation or default says (``int``, ``float``, ``str``;
-a bool parameter takes no number or name, ``*args``/``**kwargs`` none either): the words of the
+a bool parameter takes no number or name, ``*args``/``**kwargs`` none either, and a word only a
+``str`` one): the words of the
 value's sentence in the instruction against the parameter's name split into words
 (``num_quantizers`` -> quantizers), abbreviations and initials counted. Over every call of the
 answer the best score must be one parameter's alone; a tie fills nothing. A number is written as
@@ -30,10 +31,14 @@ from ragcode.chunking.scripts.flag import Flag
 _FILLABLE = {"int": "int", "float": "float", "str": "str", "": ""}
 
 
-def _flags(slot: dict) -> list[Flag]:
+def _flags(slot: dict, word: bool) -> list[Flag]:
+    """The call's unset parameters that can take the value, as flags; a word (not a number) only
+    goes to a parameter known to take a string: one of unknown kind (no annotation, a ``None``
+    default) may want a number, a tensor or a class, and ``codebook_dim='EMA'`` binds but breaks."""
     unset = slot.get("unset") or {}
     return [Flag(name=f"--{name}", type=_FILLABLE[kind] or None, dest=name)
-            for name, kind in unset.items() if kind in _FILLABLE and not name.startswith("_")]
+            for name, kind in unset.items()
+            if kind in _FILLABLE and not name.startswith("_") and (kind == "str" or not word)]
 
 
 def best_parameter(value: str, slots: list[dict], instruction: str) -> tuple[dict, str] | None:
@@ -42,7 +47,8 @@ def best_parameter(value: str, slots: list[dict], instruction: str) -> tuple[dic
     contexts = context_words(instruction, value)
     if not contexts:
         return None
-    ranked = sorted(((score(f, value, contexts), i, f.dest or "") for i, s in enumerate(slots) for f in _flags(s)),
+    word = not number_kind(value)
+    ranked = sorted(((score(f, value, contexts), i, f.dest or "") for i, s in enumerate(slots) for f in _flags(s, word)),
                     reverse=True)
     if not ranked or ranked[0][0] <= 0 or len(ranked) > 1 and ranked[1][0] == ranked[0][0]:
         return None
