@@ -3,7 +3,8 @@
 An answer runs in a new session (its own process group). On timeout, and again after a normal
 exit, the group is killed; then every process is checked for survivors that moved to another
 group: any process whose session id is the answer's, or (when answers run under a dedicated
-uid) any process of that uid. Also: whether the owner of a scratch folder or cgroup is alive.
+uid) any process of that uid. Descendants that started a session of their own are killed first,
+while the answer's leader still holds them. Also: whether the owner of a scratch folder or cgroup is alive.
 """
 
 from __future__ import annotations
@@ -55,11 +56,30 @@ def kill_tree(sid: int, uid: int | None = None, rounds: int = 20) -> int:
 
     Repeats the sweep because a fork bomb keeps making new children while it is being killed.
     """
-    hit = 0
+    hit = kill_descendants(sid)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(sid, signal.SIGKILL)
         hit += 1
     return hit + kill_until_gone(lambda: find_survivors(sid, uid), rounds)
+
+
+def kill_descendants(pid: int) -> int:
+    """SIGKILL every descendant of ``pid`` while ``pid`` still holds them; returns how many.
+
+    A descendant may sit in a session of its own (``bwrap --new-session`` puts the sandboxed
+    command in one), where the session sweep cannot see it; ``--die-with-parent`` kills it with
+    bwrap, except when bwrap dies before arming that (a cancel while it starts). Killed first,
+    while the leader is alive, none of them is orphaned out of reach."""
+    try:
+        found = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return 0
+    hit = 0
+    for child in found:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+            hit += 1
+    return hit
 
 
 def kill_until_gone(members: Callable[[], list[int]], rounds: int) -> int:
