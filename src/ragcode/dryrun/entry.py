@@ -132,10 +132,9 @@ def _literal(node: ast.expr, constants: dict[str, Any] | None = None) -> Any:
         return None
 
 
-def _constants(tree: ast.Module) -> dict[str, Any]:
-    """Names the answer binds once, at module level, to a literal (``embed_dim = 768``): a call
-    passing ``embed_dim`` passes 768. A name stored anywhere else too (reassigned, a loop
-    variable, a parameter) is left out."""
+def _store_counts(tree: ast.Module) -> dict[str, int]:
+    """How often each name is bound anywhere in ``tree``: 1 for each store, 2 for a parameter or a
+    ``global``/``nonlocal`` declaration (a name bound once at module level counts exactly 1)."""
     stores: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -145,6 +144,14 @@ def _constants(tree: ast.Module) -> dict[str, Any]:
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 stores[name] = stores.get(name, 0) + 2
+    return stores
+
+
+def _constants(tree: ast.Module) -> dict[str, Any]:
+    """Names the answer binds once, at module level, to a literal (``embed_dim = 768``): a call
+    passing ``embed_dim`` passes 768. A name stored anywhere else too (reassigned, a loop
+    variable, a parameter) is left out."""
+    stores = _store_counts(tree)
     out: dict[str, Any] = {}
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -159,12 +166,7 @@ def _instances(tree: ast.Module, names: dict[str, tuple[str, list[str]]]) -> dic
     """Names the answer binds once, at module level, to a call of a repository callable
     (``tok = RegexTokenizer()``), -> that callable: ``tok.train(...)`` is then its method's call.
     A name stored anywhere else too is left out (what it holds there cannot be told)."""
-    stores: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            stores[node.id] = stores.get(node.id, 0) + 1
-        elif isinstance(node, ast.arg):
-            stores[node.arg] = stores.get(node.arg, 0) + 2
+    stores = _store_counts(tree)
     out: dict[str, tuple[str, list[str]]] = {}
     for stmt in tree.body:
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
