@@ -322,3 +322,18 @@ def test_a_note_that_weighs_nothing_asks_for_no_repair(tmp_path):
                                    CheckContext(repo, ".", "Parse {a: 1}"))
     assert [f["code"] for f in cand.metadata["check"]["findings"]] == ["no-own-use"]
     assert cand.metadata["check"]["repair"] == [] and "json5" in cand.code  # the model was not asked again
+
+
+def test_the_kind_the_instruction_asks_for_outranks_the_greedy_samples():
+    bash_first = Candidate("", "python weight_diff.py recover --path_raw a", "bash", 0)
+    py_second = Candidate("", "from weight_diff import recover\nrecover(path_raw='a')\n", "python", 1)
+    gap = [Finding("coverage", "missing-value", "x", severity="warning")]
+    out = rank([bash_first, py_second], [[], gap], "In Python, recover the weights from a.")
+    assert [c.answer_type for c in out] == ["python", "bash"]  # asked for Python: a clean command goes after
+    out = rank([bash_first, py_second], [[], gap], "Recover the weights from a.")
+    assert [c.answer_type for c in out] == ["bash", "python"]  # said nothing: the greedy sample's kind
+    out = rank([py_second, dataclasses.replace(bash_first, sample_index=1)], [[], gap],
+               "Give me the bash command that recovers the weights from a.")
+    assert out[0].answer_type == "bash"
+    out = rank([bash_first, py_second], [[], gap], "Recover them with python weight_diff.py, from a.")
+    assert out[0].answer_type == "bash"  # "with python FILE.py" is a command, not a request for Python

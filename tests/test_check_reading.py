@@ -40,6 +40,18 @@ def test_names_the_user_describes_or_does_not_want_are_no_values():
     assert values("set the tokenizer version to v2 with --version v3") == [("v2", "word"), ("v3", "word")]
 
 
+def test_the_kind_of_answer_is_read_only_where_the_user_says_it():
+    said = {"In Python, build a ViT with 10 classes.": "python",
+            "Write a Python snippet that loads the model.": "python",
+            "Give me the bash command to train on cifar10.": "bash",
+            "Run it from the command line with batch size 8.": "bash",
+            "Train on cifar10 with python train.py and batch size 8.": "",  # a command
+            "Write a Python script to train on cifar10.": "",  # maybe a file to run
+            "In Python or from the command line, train it.": "",  # both
+            "Train a ViT on cifar10.": ""}
+    assert {text: read_instruction(text).kind for text in said} == said
+
+
 def test_an_answer_is_read_once_into_commands_calls_flags_or_imports_and_strings():
     bash = read_answer("cd x && CUDA=0 python train.py --lr 0.1 \\\n  -b 4\nbash run.sh a", "bash")
     assert [c.rest[0] for c in bash.commands] == ["cd", "python", "bash"]

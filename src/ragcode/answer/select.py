@@ -14,7 +14,9 @@ hands arguments to a script that reads none (``ignored-args``), as meaning Pytho
 ``not-a-script``: a usage text or a context passage's header copied out), a greedy Python answer
 that does not parse or uses none of the repository's own modules and scripts (``no-repo-use``,
 ``no-own-use``), or one whose findings weigh ``LOST`` or more, as meaning neither, so that the
-findings alone decide; then
+findings alone decide; and whatever the greedy sample is, an instruction that asks for a kind in so
+many words ("In Python, build ...", "the bash command", ``ragcode.check.instruction.asked_kind``)
+sets it: the user's word outranks the model's first guess; then
 among equally clean answers one the repository's own parser accepted (the ``parse`` check's dry
 run took every entry point and read every word), then the one most samples agree on, then the one that mentions most of the
 instruction's content words (``words_said``: "in a cartoon style" -> ``cartoon``), then the
@@ -94,6 +96,7 @@ def rank(cands: list[Candidate], findings: list[list[Finding]], instruction: str
         kind = "python"  # it runs a file that reads no arguments: the model meant to use it with its values
     elif cands and (any(f.code in NO_KIND for f in findings[greedy]) or penalty(findings[greedy]) >= LOST):
         kind = ""  # it runs nothing, does not parse, ignores the repository, or is wrong throughout: the findings decide
+    kind = read_instruction(instruction).kind or kind  # the kind the user asked for in so many words
     scored = []
     for i, (c, fs) in enumerate(zip(cands, findings)):
         said = words_said(c.code, instruction)

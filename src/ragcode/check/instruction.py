@@ -10,7 +10,9 @@ hyphenated prose, not a parameter's name: one followed by "argument", "set to"..
 snake_case word right after a number or right before a value: "13 num_classes", "fold_index 0",
 "the task_type as 'next'"); ``words`` are its letters-and-digits tokens;
 ``content_words`` those of four letters or more that are neither stopwords nor words every task
-says; ``names`` the capitalised words inside a sentence (``Autoformer``).
+says; ``names`` the capitalised words inside a sentence (``Autoformer``); ``kind`` the kind of
+answer the user asks for in so many words (``asked_kind``: "In Python, ..." -> ``python``, "a bash
+command" -> ``bash``), empty when they do not say or say both.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Instruction:
     words: frozenset[str]
     content_words: frozenset[str]
     names: tuple[str, ...]
+    kind: str = ""
 
     @property
     def spellings(self) -> list[str]:
@@ -55,7 +58,23 @@ def read_instruction(text: str) -> Instruction:
     low = text.lower()
     content = frozenset(re.findall(r"[a-z]{4,}", low)) - stopwords() - TASK_WORDS
     return Instruction(text, read_values(text), frozenset(re.findall(r"[a-z0-9]+", low)), content,
-                       tuple(proper_names(text)))
+                       tuple(proper_names(text)), asked_kind(text))
+
+
+# the kind of answer said in so many words: "In Python, build ...", "a Python snippet", "from the
+# command line", "a bash command"; a Python *script* is left out (it may be a file to run), and so
+# is "with python train.py" (a command)
+_ASKS_PYTHON = re.compile(r"\b(?:in|with|using)\s+python\b(?!\s+(?:scripts?\b|files?\b|-m\b|[\w./-]+\.py\b))"
+                          r"|\bpython\s+(?:code|snippet|api|call)s?\b", re.IGNORECASE)
+_ASKS_BASH = re.compile(r"\b(?:bash|shell)\b|\bcommand[- ]line\b|\bin\s+(?:a|the)\s+terminal\b", re.IGNORECASE)
+
+
+def asked_kind(instruction: str) -> str:
+    """``python`` or ``bash`` when the instruction asks for that kind of answer in so many words
+    (the user's word outranks what a model's first sample guessed), ``""`` when it names neither
+    or both."""
+    python, bash = bool(_ASKS_PYTHON.search(instruction)), bool(_ASKS_BASH.search(instruction))
+    return "python" if python and not bash else "bash" if bash and not python else ""
 
 
 def instruction_values(instruction: str) -> list[str]:
