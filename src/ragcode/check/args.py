@@ -2,7 +2,9 @@
 
 ``match_args(args, flags, script)`` walks the words after the script the way argparse, click or
 absl would (``--name value``, ``--name=value``, ``-b16``, unique ``--prefix`` abbreviations,
-``--no<flag>`` for absl booleans) and returns findings: an unknown flag (naming the closest
+``--no<flag>`` for absl booleans, absl's one dash for any flag) and returns findings: a long flag
+written with one dash that the parser would read as a short option with a glued value
+(``-only_center_face`` for ``--only_center_face`` beside ``-o``), an unknown flag (naming the closest
 real one: ``--batchsize`` -> ``--batch_size``), a flag given twice, a flag that needs a value
 and has none, a value outside ``choices`` or not of the flag's type, a missing required flag,
 a positional count that does not fit (a flag with ``nargs=argparse.REMAINDER``, such as
@@ -53,6 +55,8 @@ def _index(flags: list[Flag]) -> dict[str, Flag]:
             continue
         for spelling in f.option_strings():
             table.setdefault(spelling, f)
+            if f.parser == "absl" and spelling.startswith("--"):
+                table.setdefault(spelling[1:], f)  # absl takes -steps=5 as --steps=5
     return table
 
 
@@ -199,12 +203,7 @@ def read_args(args: list[str], flags: list[Flag], script: str) -> tuple[list[Fin
         if not word.startswith("-") or word == "-" or looks_negative(word) or _expansion(word.split("=", 1)[0]):
             positionals.append(word)
             continue
-        name, eq, inline = word.partition("=")
-        flag = _lookup(name, table)
-        if flag is None and not eq and not name.startswith("--") and len(name) > 2:
-            flag = _lookup(name[:2], table)  # -b16: a short option with its value glued on
-            if flag is not None:
-                name, eq, inline = name[:2], "=", name[2:]
+        flag, name, eq, inline = _read_flag(word, table, script, found)
         if flag is None:
             if name in ("-h", "--help"):
                 continue
@@ -237,6 +236,36 @@ def read_args(args: list[str], flags: list[Flag], script: str) -> tuple[list[Fin
     if has_subcommands:
         return found, positionals  # required flags and positionals depend on the sub-command: not judged
     return found + _left_out(flags, seen, positionals, script), positionals
+
+
+def _read_flag(word: str, table: dict[str, Flag], script: str,
+               found: list[Finding]) -> tuple[Flag | None, str, str, str]:
+    """The flag ``word`` sets (None: no declared one), the name it is read by, and ``("=",
+    value)`` when the value is written in the word (``--lr=1``, ``-b16``); a long flag written
+    with one dash adds its ``single-dash-flag`` finding to ``found``."""
+    name, eq, inline = word.partition("=")
+    flag = _lookup(name, table)
+    long_ = _one_dash_long(name, table) if flag is None else ""
+    if long_:  # -only_center_face: the parser would read -o nly_center_face
+        found.append(Finding("bash", "single-dash-flag", say("single-dash-flag", flag=name, script=script,
+                                                             short=name[:2], rest=name[2:], right=long_),
+                             target=name, suggestion=long_))
+        return table[long_], long_, eq, inline
+    if flag is None and not eq and not name.startswith("--") and len(name) > 2:
+        glued = _lookup(name[:2], table)  # -b16: a short option with its value glued on
+        if glued is not None:
+            return glued, name[:2], "=", name[2:]
+    return flag, name, eq, inline
+
+
+def _one_dash_long(name: str, table: dict[str, Flag]) -> str:
+    """The long flag ``name`` means when it is that flag written with one dash (``-only_center_face``
+    for ``--only_center_face``) and the parser would read it as the short option of its first
+    letter with a glued value (argparse, click); ``""`` otherwise, and for absl, which takes one
+    dash for any flag."""
+    if name.startswith("--") or len(name) < 4 or name[:2] not in table or table[name[:2]].parser == "absl":
+        return ""
+    return next((s for s in table if s.startswith("--") and _norm(s) == _norm(name)), "")
 
 
 def _missing_value(name: str, flag: Flag, script: str) -> Finding:

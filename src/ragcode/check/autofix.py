@@ -25,6 +25,8 @@ slip of one letter, not in meaning:
 - a ``positional-as-flag``: the script's next positional argument written as a flag
   (``--ckpt x.pt`` for the positional ``ckpt``) loses the flag's name, its value staying where
   it stands;
+- a ``single-dash-flag``: a long flag written with one dash where the parser would read the short
+  option of its first letter with a glued value (``-only_center_face`` -> ``--only_center_face``);
 - a ``switch-value``: a switch given ``True`` (``--flip True`` -> ``--flip``) or ``False``
   (``--flip False`` taken out), which the parser would read as a positional;
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
@@ -56,6 +58,8 @@ def fixable(f: Finding) -> tuple[str, str] | None:
         if _same_flag(wrong, f.suggestion) or one_slip(wrong, f.suggestion):
             return wrong, f.suggestion
     if f.code == "unknown-script" and moved_script(f.target, f.suggestion):
+        return f.target, f.suggestion
+    if f.code == "single-dash-flag" and f.suggestion:
         return f.target, f.suggestion
     if f.code == "wrong-launcher" and f.suggestion:
         return f.target, f.suggestion
@@ -160,7 +164,7 @@ CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | 
     "cd-from-root": _fix_cd, "unknown-module": _fix_module, "unknown-script": _fix_script,
     "missing-flag-value": _fix_bool, "respelled-value": _fix_respelled, "unknown-flag": _fix_word,
     "wrong-launcher": _fix_word, "unimported-module": _fix_import, "unimported-name": _fix_import,
-    "switch-value": _fix_switch, "positional-as-flag": _fix_positional,
+    "switch-value": _fix_switch, "positional-as-flag": _fix_positional, "single-dash-flag": _fix_word,
 }
 
 

@@ -121,6 +121,17 @@ _DECLARED = (
         (RuleCase("python greet.py --src src.txt", target="--src"),),
         fix="certain", fixed_by=("certain",),
         quiet=(RuleCase("python greet.py src.txt", answer_type="bash"),)),
+    Rule("single-dash-flag", "bash", ERROR, 1.0, {
+        "": "{flag} is written with one dash: {script}'s parser reads it as {short} followed by the value "
+            "{rest}; the flag is {right}"},
+        "a long flag written with one dash (`-only_center_face` for `--only_center_face`) where the script also "
+        "declares the short option of its first letter: argparse and click read `-o nly_center_face`, accept "
+        "it and lose the value `-o` was given; a certain fix writes the second dash (absl, which takes one dash "
+        "for any flag, is left alone)",
+        (RuleCase("python train.py --data cora -batch_size 16", target="-batch_size"),),
+        fix="certain", fixed_by=("certain",),
+        quiet=(RuleCase("python train.py --data cora -b16", answer_type="bash"),
+               RuleCase("python absl_main.py -steps=5", answer_type="bash"))),
     Rule("bad-choice", "bash", ERROR, 1.0, {
         "": "{flag} {value} is not one of {script}'s choices for it: {choices}",
         "executed": "{flag}: invalid choice {value}"},
