@@ -132,3 +132,13 @@ def test_a_python_answer_may_call_more_and_its_methods_values_are_compared(tmp_p
     assert not never_trained.passed
     other = scorer.score_sample(task, "```python\nfrom tok import Value\nv = Value(512)\n```", 0, ctx)
     assert not other.passed and not other.checks["entry"]
+
+
+def test_one_relative_path_in_two_spellings_is_one_value() -> None:
+    from ragcode.bench.parsed import same_value
+
+    assert same_value("my_instructions.json", "./my_instructions.json")
+    assert same_value("out/ckpt", "out/ckpt/") and same_value(["./a/b.txt"], ["a/b.txt"])
+    assert not same_value("data/a.json", "data/b.json")
+    assert not same_value("a.json", "/a.json")  # an absolute path is another file
+    assert not same_value("https://x.org/a", "https://x.org/a/")  # a URL is no path

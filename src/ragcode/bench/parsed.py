@@ -12,7 +12,8 @@ scripts), ``values`` (each parameter the reference sets, a method's arguments on
 class made included (``tok.train(text, 4096)``: ``RegexTokenizer.train.vocab_size``), in the answer's parse, holds the reference's value:
 same text, or the same number; or a value the instruction names where the reference's is one it
 does not: the task's words win over a reference that disagrees with them; or a relative path that
-names the same file from the answer's folder: ``../configs/x.yaml`` after ``cd demo``). Spellings
+names the same file from the answer's folder: ``../configs/x.yaml`` after ``cd demo``, and
+``./data.json`` for ``data.json``). Spellings
 the parser maps to one value (``--lr 1e-3`` and ``--lr 0.001``, flag order, ``--x=1`` and ``--x
 1``) pass alike. When the reference's own parse is not accepted (no parser reached), the policy
 cannot judge and falls back to the two text checks, saying so in ``detail``.
@@ -90,11 +91,21 @@ def same_value(want: Any, got: Any) -> bool:
         return True
     if isinstance(want, (list, tuple)) and isinstance(got, (list, tuple)):
         return len(want) == len(got) and all(same_value(a, b) for a, b in zip(want, got))
+    if isinstance(want, str) and isinstance(got, str) and _one_path(want, got):
+        return True
     try:
         a, b = float(str(want)), float(str(got))
     except ValueError:
         return str(want).strip().lower() == str(got).strip().lower()
     return math.isclose(a, b, rel_tol=1e-9) if math.isfinite(a) and math.isfinite(b) else False
+
+
+def _one_path(want: str, got: str) -> bool:
+    """Two spellings of one relative path from the same folder: ``./data.json`` and ``data.json``,
+    ``out/`` and ``out`` (a URL or an empty value is no path)."""
+    if not want.strip() or not got.strip() or "://" in want + got or "/" not in want + got:
+        return False
+    return os.path.normpath(want.strip()) == os.path.normpath(got.strip())
 
 
 def same_place(want: Any, want_dir: str, got: Any, got_dir: str) -> bool:
