@@ -84,6 +84,8 @@ def _check(root: Path) -> Path:
     (repo / "examples" / "lm-design").mkdir(parents=True)
     (repo / "examples" / "lm-design" / "lm_design.py").write_text("import sys\nprint(sys.argv)\n")
     (repo / "flags.py").write_text(BOOLS)
+    (repo / "pkg" / "unet.py").write_text("def make_unet(dim, init_dim=None, out_dim=None, dim_mults=(1, 2, 4),"
+                                          " channels=3):\n    return dim\n")
     return repo
 
 

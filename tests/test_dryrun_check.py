@@ -50,6 +50,30 @@ def test_python_call_that_does_not_bind_is_an_error_at_its_line(tmp_path: Path) 
     assert (f.code, f.line, f.target) == ("parse-rejected", 3, "build") and "widht" in f.message
 
 
+def test_variables_bound_in_other_parameters_places_are_an_error_fixed_as_keywords(tmp_path: Path) -> None:
+    from ragcode.check.autofix import autofix
+    from ragcode.dryrun import keeps_fix
+
+    lib = "def unet(dim, init_dim=None, out_dim=None, dim_mults=(1, 2), channels=3, *, flash=False):\n    return dim\n"
+    repo = write(tmp_path / "repo", {"lib.py": lib})
+    checker = _checker(tmp_path)
+    code = "from lib import unet\ndim = 64\ndim_mults = (1, 2, 4)\nchannels = 1\nm = unet(dim, dim_mults, channels)\n"
+    (f,) = check_answer(code, "python", CheckContext(repo), [checker])
+    assert (f.code, f.line, f.target, f.suggestion) == ("misbound-positional", 5, "unet", "dim_mults,channels")
+    assert "dim_mults lands in init_dim, channels lands in out_dim" in f.message
+    fixed, _ = autofix(code, [f])
+    assert fixed.endswith("m = unet(dim, dim_mults=dim_mults, channels=channels)\n")
+    assert check_answer(fixed, "python", CheckContext(repo), [checker]) == []
+    assert keeps_fix(code, fixed, "python", CheckContext(repo), checker.runner)  # accepted, yet not right
+    right = "from lib import unet\ndim = 64\ninit_dim = 8\nm = unet(dim, init_dim)\n"
+    assert check_answer(right, "python", CheckContext(repo), [checker]) == []  # each in its own place
+    flash = "from lib import unet\nflash = True\nm = unet(64, None, None, (1,), 3, flash)\n"
+    assert [f.code for f in check_answer(flash, "python", CheckContext(repo), [checker])] == ["parse-rejected"]
+    mixed = "from lib import unet\nchannels = 1\nm = unet(64, channels, 5)\n"
+    (g,) = check_answer(mixed, "python", CheckContext(repo), [checker])
+    assert g.code == "misbound-positional" and g.suggestion == ""  # 5 after it has no name: no certain fix
+
+
 def test_keeps_fix_never_rewrites_a_right_answer_and_refuses_what_the_parser_refuses(tmp_path: Path) -> None:
     from ragcode.dryrun import keeps_fix
 

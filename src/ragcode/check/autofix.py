@@ -27,6 +27,9 @@ slip of one letter, not in meaning:
   it stands;
 - a ``single-dash-flag``: a long flag written with one dash where the parser would read the short
   option of its first letter with a glued value (``-only_center_face`` -> ``--only_center_face``);
+- a ``misbound-positional`` (Python): variables named after other parameters of the callee passed
+  in positional places (``Unet1D(dim, dim_mults, channels)``) written as keywords
+  (``dim_mults=dim_mults, channels=channels``), as the dry run bound them;
 - a ``switch-value``: a switch given ``True`` (``--flip True`` -> ``--flip``) or ``False``
   (``--flip False`` taken out), which the parser would read as a positional;
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
@@ -37,11 +40,13 @@ as a whole shell word, so values and other commands are untouched.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from ragcode.check import Finding, moved_script
+from ragcode.check.answer import read_answer
 from ragcode.check.args import one_slip
 from ragcode.check.unbound import add_import, unbound_names
 
@@ -146,6 +151,34 @@ def _fix_positional(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None
     return _replace_all(code, rf"(?<![\w./-]){re.escape(f.target)}(?:[ \t]+|=)(?=[^\s-])", (f.target, ""))
 
 
+def _fix_keywords(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    """``Unet1D(dim, dim_mults, channels)`` -> ``Unet1D(dim, dim_mults=dim_mults,
+    channels=channels)``: the call named ``f.target`` on ``f.line`` gets the variables its
+    suggestion lists, its last positional arguments, written as keywords."""
+    names = [n for n in f.suggestion.split(",") if n]
+    tree = read_answer(code, "python").tree
+    if not names or tree is None:
+        return None
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == f.line
+                 and ast.unparse(n.func) == f.target and len(n.args) >= len(names)
+                 and [getattr(a, "id", "") for a in n.args[-len(names):]] == names), None)
+    if call is None:
+        return None
+    lines = code.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(lineno: int, col: int) -> int:  # ast columns count UTF-8 bytes
+        return starts[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode(errors="ignore"))
+
+    new = code
+    for arg in reversed(call.args[-len(names):]):
+        a, b = offset(arg.lineno, arg.col_offset), offset(arg.end_lineno or arg.lineno, arg.end_col_offset or 0)
+        new = new[:a] + f"{new[a:b]}={new[a:b]}" + new[b:]
+    return new, (", ".join(names), ", ".join(f"{n}={n}" for n in names))
+
+
 def _fix_import(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     if f.target not in {name for _, name in unbound_names(code)}:  # already imported
         return None
@@ -165,6 +198,7 @@ CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | 
     "missing-flag-value": _fix_bool, "respelled-value": _fix_respelled, "unknown-flag": _fix_word,
     "wrong-launcher": _fix_word, "unimported-module": _fix_import, "unimported-name": _fix_import,
     "switch-value": _fix_switch, "positional-as-flag": _fix_positional, "single-dash-flag": _fix_word,
+    "misbound-positional": _fix_keywords,
 }
 
 

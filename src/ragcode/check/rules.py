@@ -294,6 +294,18 @@ _DECLARED = (
          RuleCase("torchrun --nproc_per_nodes 2 train.py --data cora", target="torchrun")),
         fix="guessing", fixed_by=("rename", "drop"),
         quiet=(RuleCase("torchrun --nproc_per_node 2 train.py --data cora"),)),
+    Rule("misbound-positional", "parse", ERROR, 1.0, {
+        "": "{call}() is given variables in the places of other parameters: {lands}; write them as keywords"},
+        "a Python call into the repository, bound by the dry run to the callee's real signature, that passes a "
+        "variable named after one of the callee's parameters in another parameter's positional place "
+        "(`Unet1D(dim, dim_mults, channels)`: `dim_mults` lands in `init_dim`); the call binds, so nothing else "
+        "says the values went astray; a certain fix writes those variables, the last positional arguments, as "
+        "keywords (`dim_mults=dim_mults, channels=channels`)",
+        (RuleCase("from pkg.unet import make_unet\ndim = 64\ndim_mults = (1, 2)\nchannels = 1\n"
+                  "m = make_unet(dim, dim_mults, channels)\n", answer_type=_PY, target="make_unet"),),
+        fix="certain", fixed_by=("certain",),
+        quiet=(RuleCase("from pkg.unet import make_unet\ndim = 64\ndim_mults = (1, 2)\n"
+                        "m = make_unet(dim, dim_mults=dim_mults)\n", answer_type=_PY),)),
     Rule("parse-version", "parse", WARNING, 0.5, {
         "": "{target}'s own parser refuses the command ({message}), but its fields come from {fields}, which "
             "change between versions: check the flag against the version the repository pins"},

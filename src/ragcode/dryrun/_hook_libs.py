@@ -250,7 +250,43 @@ def _bind(obj, call, inspect, skip=0):
              if skip <= i < len(call["values"]) + skip}
     unset = [p for p in signature.parameters.values() if p.name not in bound.arguments]
     names.update(call.get("kwvalues", {}))
-    return {"status": "accepted", "params": names, "unset": {p.name: _kind(p) for p in unset}}
+    out = {"status": "accepted", "params": names, "unset": {p.name: _kind(p) for p in unset}}
+    misbound = _misbound(signature, call, skip)
+    if misbound:
+        out.update(misbound)
+    return out
+
+
+def _misbound(signature, call, skip):
+    """Positional arguments passed as a variable named after another parameter of the callee
+    (``Unet1D(dim, dim_mults, channels)`` puts ``dim_mults`` in ``init_dim``): ``misbound``, each
+    variable -> the parameter it lands in, and ``keywords``, the variables from the first
+    misbound one on when every one of them names a parameter that takes a keyword and is not
+    given one (written ``name=name`` they land where they are named), else none."""
+    params = signature.parameters
+    names = list(call.get("posnames") or [])
+    total = call["npos"] + skip
+    slots = []
+    for p in params.values():
+        if len(slots) >= total:
+            break
+        if p.kind == p.VAR_POSITIONAL:
+            slots += [p.name] * (total - len(slots))
+        elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            slots.append(p.name)
+    keyword_kinds = _keyword_params(params)
+    pairs = {n: slot for n, slot in zip(names, slots[skip:]) if n and n != slot and n in keyword_kinds}
+    if not pairs:
+        return {}
+    first = names.index(next(iter(pairs)))
+    rest = names[first:]
+    fits = all(n in keyword_kinds for n in rest) and len(set(rest)) == len(rest) and not set(rest) & set(call["kw"])
+    return {"misbound": pairs, "keywords": rest if fits else []}
+
+
+def _keyword_params(params):
+    """The parameters that may be given by keyword."""
+    return {name for name, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 
 def _kind(param):

@@ -6,6 +6,9 @@ has spoken.
   parser's own message; a flag unknown to a parser whose fields an installed library declares
   (``HfArgumentParser`` over transformers' ``TrainingArguments``) is a warning, ``parse-version``:
   those fields differ between the library's versions, and the repository may pin another;
+- a Python call bound with a variable named after another parameter of the callee in a positional
+  place (``Unet1D(dim, dim_mults, channels)``: ``dim_mults`` lands in ``init_dim``): an error,
+  ``misbound-positional``, whose certain fix writes those variables as keywords;
 - the parser took the command with ``parse_known_args`` and left words of it unread: a warning,
   ``ignored-args`` (those values reach nothing);
 - the sandbox cut the run before its parser answered (its time limit, a memory or disk bound, a
@@ -56,10 +59,10 @@ def findings_for(result: ParseResult) -> list[Finding]:
 
 def _verdict(result: ParseResult) -> list[Finding]:
     entry = result.entry
-    if result.status == REJECTED and entry.kind == "calls":
+    if entry.kind == "calls":
         return [Finding("parse", "parse-rejected", f"{call.get('message', '')}".strip(), ERROR,
                         int(call.get("line", 0)), str(call.get("name", "")))
-                for call in result.calls if call.get("status") == REJECTED]
+                for call in result.calls if call.get("status") == REJECTED] + _misbound(result)
     if result.status == REJECTED:
         message = result.message.strip().splitlines()[-1] if result.message.strip() else "refused"
         unknown = result.unrecognized or "unrecognized arguments" in message
@@ -74,6 +77,22 @@ def _verdict(result: ParseResult) -> list[Finding]:
         return [Finding("parse", "ignored-args", f"{_target(result)} parses with parse_known_args and never "
                         f"reads {words}", WARNING, entry.line, entry.target)]
     return []
+
+
+def _misbound(result: ParseResult) -> list[Finding]:
+    """``misbound-positional`` for each call the dry run bound with a variable in another
+    parameter's place; its suggestion: the variables to write as keywords, comma-separated
+    (empty when that cannot be done for certain)."""
+    out = []
+    for call in result.calls:
+        pairs = call.get("misbound")
+        if call.get("status") != ACCEPTED or not isinstance(pairs, dict) or not pairs:
+            continue
+        lands = ", ".join(f"{name} lands in {slot}" for name, slot in pairs.items())
+        out.append(Finding("parse", "misbound-positional", say("misbound-positional", call=call.get("name", ""),
+                                                               lands=lands), ERROR, int(call.get("line", 0)),
+                           str(call.get("name", "")), ",".join(map(str, call.get("keywords") or []))))
+    return out
 
 
 class ParseChecker:

@@ -202,6 +202,7 @@ def _call_spec(node: ast.Call | ast.Subscript, names: dict[str, tuple[str, list[
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None  # *args / **kwargs: what binds where cannot be told
     return {**spec, "npos": len(node.args), "kw": [k.arg for k in node.keywords],
+            "posnames": [a.id if isinstance(a, ast.Name) else "" for a in node.args],
             "values": [_literal(a, constants) for a in node.args],
             "kwvalues": {k.arg: _literal(k.value, constants) for k in node.keywords}}
 

@@ -10,7 +10,9 @@ it for a name with letters (``DiT`` in ``DiT-XL/2``, ``GPT-2`` in ``gpt2-xl``).
 
 ``keeps_fix(before, after, ...)`` is the one rule a fix must pass: refused when the repository's
 parser refuses ``after``; refused when ``before`` was already accepted with every instruction
-value in place (a right answer is never rewritten; the capitalised names of the instruction count
+value in place, unless a call of it was bound with a variable in another parameter's place
+(``misbound-positional``: accepted, yet the values went astray; a fix that binds them where they
+are named is kept) (a right answer is never rewritten; the capitalised names of the instruction count
 as values here, so "the Autoformer model" filled as ``--model Autoformer`` over another default
 is a gain); when both parse, kept only when ``after`` places more of the instruction's values
 than ``before`` and loses none (a respelling the parser happens to take, ``--arch ViT-Base`` for
@@ -149,11 +151,18 @@ def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runn
         # moved to another script (switch and retarget move only to one the instruction or the
         # retrieved passage names): kept when the parser accepts it and no value is lost
         return set(placed(before_results, ctx.instruction)[0]) <= set(placed(after_results, ctx.instruction)[0])
-    if accepted_with_values(before_results, ctx.instruction):
+    unbound = _misbound(before_results) and not _misbound(after_results)  # values put back in their places
+    if accepted_with_values(before_results, ctx.instruction) and not unbound:
         return False
     if before_results and after_results and all(r.status == ACCEPTED for r in before_results + after_results):
-        return set(placed(before_results, ctx.instruction)[0]) < set(placed(after_results, ctx.instruction)[0])
+        return unbound or set(placed(before_results, ctx.instruction)[0]) < set(placed(after_results, ctx.instruction)[0])
     return True
+
+
+def _misbound(results: list[ParseResult]) -> bool:
+    """A call of the results was bound with a variable in another parameter's place
+    (``misbound-positional``): accepted, but not a right answer."""
+    return any(isinstance(c.get("misbound"), dict) and c["misbound"] for r in results for c in r.calls)
 
 
 def _adds_only_imports(before: str, after: str) -> bool:
