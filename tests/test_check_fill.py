@@ -169,3 +169,15 @@ def test_ragcode_generate_prints_what_autofix_filled_in(tmp_path):
     result = CliRunner().invoke(app, [*args, *[x for s in sets for x in ("--set", s)]])
     assert result.exit_code == 0, result.output
     assert "--n_epochs 5 --lr 0.001" in result.stdout and "autofix: --lr 0.001" in result.stdout
+
+
+def test_a_count_of_devices_never_goes_to_the_flag_that_picks_one():
+    from ragcode.check.fill import best_slot
+    from ragcode.chunking.scripts.flags import Flag
+
+    gpu, gpus = Flag(name="--gpu", type="int"), Flag(name="--gpus", type="int")
+    said = "Train on /data with all 8 GPUs of this machine."
+    assert best_slot("8", [gpu], {}, said) is None  # --gpu 8 would pick the ninth GPU
+    assert best_slot("8", [gpu, gpus], {}, said).flag is gpus  # a count goes where GPUs are counted
+    assert best_slot("8", [Flag(name="--n_gpu", type="int")], {}, said) is not None
+    assert best_slot("3", [gpu], {}, "Train on /data on GPU 3.").flag is gpu  # one GPU by its number

@@ -15,8 +15,9 @@ a name part, one a prefix of the other (``epoch``/``epochs``), an abbreviation (
 initials of neighbouring words (``lr`` for "learning rate") counts. A flag with ``choices`` takes
 only one of them, and then wins outright; an ``int`` flag takes only an integer, a ``float`` flag
 a number, and a number goes to a flag that is numeric or untyped (or string-typed, ranked lower).
-A flag that takes no value, or is already given a value the instruction names, is out; replacing
-a value ranks below adding one. Two flags with the same best score: nothing is filled.
+A flag that takes no value, or is already given a value the instruction names, is out, and so is a
+flag that names one device (``--gpu``, ``--device``) for a count of them ("all 8 GPUs": ``--gpu 8``
+would pick the ninth GPU); replacing a value ranks below adding one. Two flags with the same best score: nothing is filled.
 
 Which values: those the coverage check reports missing; an instruction word that is one of a
 flag's ``choices``; a capitalised word inside a sentence (``Autoformer``), only where its flag is
@@ -147,7 +148,10 @@ def best_slot(value: str, flags: list[Flag], given: dict[str, str | None], instr
     if not contexts:
         return None
     ranked: list[Slot] = []
+    counted = _counted_device(instruction, value)
     for f in flags:
+        if counted and _names_one(f, counted):
+            continue  # "8 GPUs" is a count; --gpu picks one GPU by its number
         spelled = next((s for s in f.option_strings() if s in given), None)
         current = given.get(spelled) if spelled else None
         if spelled and (current is None or _names_value(instruction, current)
@@ -162,6 +166,28 @@ def best_slot(value: str, flags: list[Flag], given: dict[str, str | None], instr
     if ranked[0].current is not None and not _same_kind(ranked[0].current, value):
         return None  # its flag holds a path, a file of another kind or a shell variable: not ours to change
     return ranked[0]
+
+
+_DEVICES = {"gpu", "cpu", "tpu", "device", "node"}
+_COUNT_PARTS = {"n", "num", "number", "nb", "count", "total", "max", "min"}
+
+
+def _counted_device(instruction: str, value: str) -> str:
+    """The device ``value`` counts where the instruction writes it before the device's plural
+    ("8 GPUs", "2 nodes"): ``gpu``, ``node``; ``""`` otherwise."""
+    low = without_thousands(instruction).lower()
+    for m in _places(low, value):
+        noun = re.match(r"\s+([a-z]+)s\b", low[m.end():])
+        if noun and noun.group(1) in _DEVICES:
+            return noun.group(1)
+    return ""
+
+
+def _names_one(flag: Flag, device: str) -> bool:
+    """``flag`` names one ``device`` (``--gpu``, ``--device``): its name has the device in the
+    singular and no count in it (``--gpus``, ``--n_gpu``, ``--num_nodes`` count)."""
+    parts = [p.lower() for p in _PART.findall(flag.name.lstrip("-"))]
+    return device in parts and not set(parts) & _COUNT_PARTS
 
 
 _FILE_END = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,4})$")
