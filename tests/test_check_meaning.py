@@ -129,3 +129,24 @@ def test_a_name_no_parameter_of_the_answers_script_could_take_is_not_missing(tmp
     assert _codes("python pick.py --model tiny", repo, "Run the ViT2 model.") == ["missing-value"]
     (repo / "pick2.py").write_text(pick.format('["tiny", "base"]'))
     assert _codes("python pick2.py --model tiny", repo, "Run the ViT2 model.") == []
+
+
+def test_help_texts_imports_module_files_and_the_projects_name_say_a_word(tmp_path):
+    repo = tmp_path / "stylegan9-ada-pytorch"
+    repo.mkdir()
+    (repo / "train.py").write_text(
+        "import argparse\nimport tensorflow as tf\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--gamma', type=float, help='Override R1 gamma')\n"
+        "p.add_argument('--model', help='which model')\np.parse_args()\n")
+    (repo / "nets.py").write_text("def generator(z_dim=512, img_channels=3):\n    return z_dim\n")
+    # a word of the help text of a flag the answer sets describes that flag
+    assert _codes("python train.py --gamma 10", repo, "Train with R1 gamma 10.") == []
+    assert "missing-value" in _codes("python train.py --model big", repo, "Train with R1 gamma 10.")
+    # the script imports tensorflow: "TensorFlow" is what it runs on anyway
+    assert _codes("python train.py --gamma 10", repo, "Train with TensorFlow, gamma 10.") == []
+    # a Python answer that imports nets says nets.py; the project's name is no value
+    code = "from nets import generator\ng = generator(z_dim=256)\n"
+    assert _codes(code, repo, "In Python, call the generator of nets.py with z_dim 256.", answer_type="python") == []
+    assert _codes(code, repo, "In Python, build the StyleGAN9 generator with z_dim 256.", answer_type="python") == []
+    assert _codes(code, repo, "In Python, build the generator of gen.py with z_dim 256.",
+                  answer_type="python") == ["missing-value"]

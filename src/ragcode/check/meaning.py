@@ -18,8 +18,14 @@ does not find that way is read by what it means:
   does not set (``LSTM`` for ``--model`` whose default is ``LSTM``), a constant a script without
   a parser sets at its top (``dataset = 'openwebtext'``), or written in a configuration file the
   answer hands to the script (``config/train_gpt2.py`` names ``gpt2-124M``);
-- the repository's own name (``DiT`` in the DiT repository) and a library's API name
-  (``torch.compile``) are no values: nothing is said;
+- the help text of a flag the answer sets describes it: "R1 gamma 10" is said by ``--gamma=10``,
+  whose help is "Override R1 gamma"; and what the called script imports it runs anyway
+  ("TensorFlow" for a script that imports ``tensorflow``, "TinyStories" for one that imports
+  ``tinystories``);
+- a Python answer that imports ``finetune`` says ``finetune.py``;
+- the repository's own name, or one part of it (``DiT`` in the DiT repository, ``StyleGAN2`` in
+  stylegan2-ada-pytorch), and a library's API name (``torch.compile``) are no values: nothing is
+  said;
 - a name (a word, not a path or a file) that no parameter of the answer's scripts could take is
   not left out by the answer: when every call of a bash answer runs a script whose parser is read
   and none of its parameters takes a name (switches, numbers, paths such as ``--data_dir``,
@@ -64,8 +70,10 @@ def said(value: Value, code: str, answer_type: str, ctx: CheckContext, numbers: 
     if value.number is not None:
         return False
     v = value.spelling
-    if squash(v) == squash(Path(ctx.repo_dir).resolve().name) or _api_name(v):
+    if _repository_name(v, Path(ctx.repo_dir)) or _api_name(v):
         return None
+    if answer_type == "python" and _module_file(v, code):
+        return True
     anyway = _given_anyway(code, ctx) if answer_type == "bash" else set()
     named = _TRAILING_NUMBER.fullmatch(v)
     if named and _name_and_number(squash(named.group(1)), named.group(2), code, numbers, anyway):
@@ -139,6 +147,24 @@ def _squashed_words(text: str) -> set[str]:
     return out
 
 
+def _repository_name(v: str, repo: Path) -> bool:
+    """``v`` is the repository's name or one part of it (``StyleGAN2`` in stylegan2-ada-pytorch):
+    the project, not a value of it."""
+    name = repo.resolve().name
+    parts = {squash(p) for p in re.split(r"[-_.]+", name) if len(p) >= 4}
+    return squash(v) == squash(name) or squash(v) in parts
+
+
+def _module_file(v: str, code: str) -> bool:
+    """``finetune.py`` is said by Python that imports ``finetune`` (or a module under it)."""
+    from ragcode.check.answer import read_answer
+
+    if not v.endswith(".py"):
+        return False
+    stem = Path(v).with_suffix("").as_posix().replace("/", ".").lstrip(".")
+    return any(i.module == stem or i.module.endswith("." + stem) for i in read_answer(code, "python").imports)
+
+
 def _api_name(v: str) -> bool:
     """``torch.compile``: a dotted name whose first part is an installed library (a module with a
     file, not a folder that happens to be on the path) and whose last is no file extension."""
@@ -170,14 +196,31 @@ def _given_anyway(code: str, ctx: CheckContext) -> set[str]:
         if step.flags is not None:
             parts += [str(f.default) for f in step.flags
                       if f.default is not None and not any(s in given for s in f.option_strings())]
+            parts += [str(f.help) for f in step.flags if f.help and any(s in given for s in f.option_strings())]
         elif step.path is not None and step.path.suffix == ".py":
             parts += top_constants(step.path)
+        if step.path is not None and step.path.suffix == ".py":
+            parts += top_imports(step.path)
         for arg in step.call.args:
             word = arg.split("=", 1)[-1]
             path = step.cwd / word
             if word.endswith(_CONFIG_SUFFIXES) and path.is_file() and path.stat().st_size < 64_000:
                 parts.append(read_text(path) or "")
     return _squashed_words("\n".join(parts))
+
+
+@functools.lru_cache(maxsize=256)
+def top_imports(path: Path) -> tuple[str, ...]:
+    """The packages a script imports at its top level, by their first name (``tensorflow`` for
+    ``import tensorflow.compat.v2 as tf``, ``tinystories`` for ``from tinystories import Task``):
+    what it runs on whatever it is given."""
+    try:
+        tree = ast.parse(read_text(path) or "")
+    except (SyntaxError, ValueError):
+        return ()
+    names = [a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module and not n.level]
+    return tuple(dict.fromkeys(m.split(".")[0] for m in names))
 
 
 @functools.lru_cache(maxsize=256)
