@@ -150,3 +150,14 @@ def test_help_texts_imports_module_files_and_the_projects_name_say_a_word(tmp_pa
     assert _codes(code, repo, "In Python, build the StyleGAN9 generator with z_dim 256.", answer_type="python") == []
     assert _codes(code, repo, "In Python, build the generator of gen.py with z_dim 256.",
                   answer_type="python") == ["missing-value"]
+
+
+def test_a_home_folder_glued_on_the_users_path_is_written_their_way(tmp_path):
+    from ragcode.check.autofix import autofix
+
+    repo = build_golden_repos(tmp_path)["check"]
+    said = "Train on data/cora/graph.txt."
+    answer = "python train.py --data ~data/cora/graph.txt"
+    found = check_answer(answer, "bash", CheckContext(repo, ".", said), load_checkers(DEFAULT_CHECKS))
+    assert [f.code for f in found] == ["respelled-value"]
+    assert autofix(answer, found)[0] == "python train.py --data data/cora/graph.txt"

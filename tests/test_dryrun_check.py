@@ -195,6 +195,10 @@ def test_values_land_by_meaning() -> None:
     # the user's file under an absolute folder nobody named is another file: /path/to/w.pth is not w.pth
     assert not lands("checkpoint.pth", {"0:weights": "/path/to/checkpoint.pth"})
     assert lands("checkpoint.pth", {"0:weights": "weights/checkpoint.pth"})
+    # a path is one path, not its letters: a home folder glued on is another file
+    assert not lands("downloads/cat_lmdb", {"0:source": "~downloads/cat_lmdb"})
+    assert not lands("./usr/image", {"0:input": "/usr/image"})
+    assert lands("./data/x.json", {"0:data": "data/x.json"}) and lands("out/run", {"0:out": "out/run/"})
 
 
 def test_a_number_lands_only_in_a_parameter_the_command_sets() -> None:

@@ -14,7 +14,7 @@ is a ``respelled-value`` (autofix writes it the user's way) only when the reposi
 it the user's way and never the answer's (``ragcode.check.spellings``): ``vit_h`` for ``ViT-H``
 stands where the code registers ``"vit_h"``. A path (``./usr/image``) is the user's own and always
 written their way, and so is a file the answer moved (``_wrapped``): ``checkpoint.pth`` put under
-an absolute folder nobody named (``/path/to/checkpoint.pth``), or ``images/content-images/a.jpg``
+an absolute folder nobody named (``/path/to/checkpoint.pth``, ``~/checkpoint.pth``, ``~checkpoint.pth``), or ``images/content-images/a.jpg``
 written under a folder that is not there (``content_images/a.jpg``). A value not found as written
 is read by its meaning (``ragcode.check.meaning``: ``128-dim`` is said by ``--emsize 128``, a
 flag's default is given anyway, a name no parameter of the answer's scripts could take is not
@@ -36,7 +36,7 @@ from ragcode.check.spellings import code_spells
 from ragcode.check.words import NUMBER_IN_TEXT, number_value
 from ragcode.check.words import without_thousands as without_thousands
 
-_TOKEN = re.compile(r"[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")
+_TOKEN = re.compile(r"~?[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")  # ~ too: ~/x and ~x are paths the answer wrote
 
 
 def _squash(text: str) -> str:
@@ -85,8 +85,8 @@ def _wrapped(places: list[str], value: str, task_dir: Path) -> str:
             word = m.group()
             if word == value or "://" in word or word.removeprefix("./") == bare:
                 continue
-            if word.startswith(("/", "~/")) and word.endswith("/" + bare):
-                return word
+            if word.startswith(("/", "~/")) and word.endswith("/" + bare) or word == "~" + bare:
+                return word  # /path/to/x.pth, ~/x.pth, or ~x.pth: a home folder glued on
             if ("/" in bare and word.rsplit("/", 1)[-1] == name and not word.startswith(("/", "~"))
                     and ".." not in f"{bare}/{word}".split("/")  # asked only inside the repository
                     and (task_dir / bare).exists() and not (task_dir / word).exists()):

@@ -2,7 +2,8 @@
 
 A value lands when some parsed parameter holds it: the same text (case and quotes aside), the
 same number (``1e-3`` and ``0.001``), an element of a list parameter (``--opts KEY VALUE``,
-``nargs='+'``), the end of a relative path (``coco128.yaml`` in ``data/coco128.yaml``; not
+``nargs='+'``), the same path (``./data/x`` and ``data/x``; a path is never equal by its letters:
+``~downloads/x`` is not ``downloads/x``), the end of a relative path (``coco128.yaml`` in ``data/coco128.yaml``; not
 ``images/a.jpg`` in ``content/a.jpg``, another file of the same name, nor ``a.pth`` in
 ``/path/to/a.pth``, a folder the user never named), or the same letters and
 digits (``ViT-L`` and ``vit_l``, ``CIFAR-10`` and ``cifar10``; ``128-dim`` is 128), or one word of
@@ -27,6 +28,7 @@ to the other rules.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -83,6 +85,8 @@ def _same(wanted: str, held: Any, exact: bool = False) -> bool:
     bare = want.removeprefix("./")
     if len(bare) > 3 and not text.startswith(("/", "~")) and text.removeprefix("./").endswith("/" + bare):
         return True  # the file the user named, found under the script's folder: coco128.yaml in data/coco128.yaml
+    if "/" in want and "://" not in want:  # a path is one path, not its letters: ~downloads/x is not downloads/x
+        return os.path.normpath(want) == os.path.normpath(text)
     if _forms(want) & _forms(text):
         return True
     squeezed = re.sub(r"[^a-z0-9]", "", want)
