@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragcode.shell import ScriptCall, logical_lines, parse_command, split_commands, split_prefix
@@ -81,6 +82,15 @@ class Answer:
         if self.answer_type == "python":
             return self.strings
         return [w for c in self.commands for w in c.arguments]
+
+
+def call_at(tree: ast.AST, line: int | None, name: str | None,
+            fits: Callable[[ast.Call], bool] = lambda _: True) -> ast.Call | None:
+    """The first call on ``line`` whose callee is written ``name`` (``Unet1D``,
+    ``models_mae.mae_vit``), as the dry run names the calls it bound, and that ``fits``; None
+    when there is none."""
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line
+                 and ast.unparse(n.func) == name and fits(n)), None)
 
 
 @functools.lru_cache(maxsize=256)

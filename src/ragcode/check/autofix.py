@@ -40,13 +40,12 @@ as a whole shell word, so values and other commands are untouched.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from ragcode.check import Finding, moved_script
-from ragcode.check.answer import read_answer
+from ragcode.check.answer import call_at, read_answer
 from ragcode.check.args import one_slip
 from ragcode.check.unbound import add_import, unbound_names
 
@@ -159,9 +158,8 @@ def _fix_keywords(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     tree = read_answer(code, "python").tree
     if not names or tree is None:
         return None
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == f.line
-                 and ast.unparse(n.func) == f.target and len(n.args) >= len(names)
-                 and [getattr(a, "id", "") for a in n.args[-len(names):]] == names), None)
+    call = call_at(tree, f.line, f.target, lambda n: len(n.args) >= len(names)
+                   and [getattr(a, "id", "") for a in n.args[-len(names):]] == names)
     if call is None:
         return None
     lines = code.splitlines(keepends=True)

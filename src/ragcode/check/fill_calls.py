@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 
 from ragcode.check import CheckContext, Finding
+from ragcode.check.answer import call_at
 from ragcode.check.fill import context_words, missing_values, score
 from ragcode.check.words import number_kind
 from ragcode.chunking.scripts.flag import Flag
@@ -62,9 +63,7 @@ def _literal(value: str) -> str:
 def with_keyword(code: str, slot: dict, name: str, value: str) -> str | None:
     """``code`` with ``name=value`` added to the call ``slot`` names (its line and dotted name);
     None when that call cannot be found as written."""
-    tree = ast.parse(code)
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == slot.get("line")
-                 and ast.unparse(n.func) == slot.get("name")), None)
+    call = call_at(ast.parse(code), slot.get("line"), slot.get("name"))
     if call is None or call.end_lineno is None or call.end_col_offset is None:
         return None
     lines = code.splitlines(keepends=True)
