@@ -161,3 +161,26 @@ def test_a_home_folder_glued_on_the_users_path_is_written_their_way(tmp_path):
     found = check_answer(answer, "bash", CheckContext(repo, ".", said), load_checkers(DEFAULT_CHECKS))
     assert [f.code for f in found] == ["respelled-value"]
     assert autofix(answer, found)[0] == "python train.py --data data/cora/graph.txt"
+
+
+def test_an_acronym_spelled_out_joined_parts_and_the_projects_number_say_a_value(tmp_path):
+    repo = tmp_path / "llama7.c"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "encoder.py").write_text('"""Byte pair encoding utilities"""\n\ndef get_encoder(name):\n'
+                                             '    return name\n\ndef bpe(token):\n    return token\n')
+    (repo / "src" / "nets.py").write_text('def build(dim=1):\n    """A plain block."""\n    return dim\n')
+    (repo / "sample.py").write_text("import argparse\np = argparse.ArgumentParser()\n"
+                                    "p.add_argument('--resblock_updown', type=bool)\n"
+                                    "p.add_argument('--size', type=int)\np.parse_args()\n")
+    py = "In Python, load the BPE encoder of the 124M model."
+    # BPE is spelled out by the docstring of the module the answer imports; not by another module
+    assert _codes("import encoder\nenc = encoder.get_encoder('124M')\n", repo, py, "src", "python") == []
+    assert _codes("import nets\nenc = nets.build('124M')\n", repo, py, "src", "python") == ["missing-value"]
+    # up/down-sampling said by --resblock_updown; not by a flag holding one part only
+    ask = "Sample with residual up/down-sampling at size 64."
+    assert _codes("python sample.py --resblock_updown True --size 64", repo, ask) == []
+    assert _codes("python sample.py --size 64", repo, ask) == ["missing-value"]
+    # "Llama 7" names the project (llama7.c); a 7 asked elsewhere is still a value
+    assert _codes("python sample.py --size 64", repo, "Sample a Llama 7 model at size 64.") == []
+    assert _codes("python sample.py --size 64", repo,
+                  "Sample a Llama 7 model at size 64 for 7 steps.") == ["missing-value"]

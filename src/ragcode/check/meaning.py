@@ -23,6 +23,14 @@ does not find that way is read by what it means:
   ("TensorFlow" for a script that imports ``tensorflow``, "TinyStories" for one that imports
   ``tinystories``);
 - a Python answer that imports ``finetune`` says ``finetune.py``;
+- a name in capitals (``BPE``) is said when a repository module the answer imports or runs spells
+  it out in its docstring, or in that of a name it imports from it ("Byte pair encoding
+  utilities"): the words' initials, in order;
+- a word of several parts without digits (``up/down-sampling``) is said when two or more of its
+  neighbouring parts, joined, are in the answer (``--resblock_updown``);
+- a number that, with the word before it, is the repository's name or a part of it ("Llama 2" in
+  llama2.c, "GPT 2" in gpt-2) names the project, not a value, when it stands nowhere else in the
+  instruction: nothing is said;
 - the repository's own name, or one part of it (``DiT`` in the DiT repository, ``StyleGAN2`` in
   stylegan2-ada-pytorch), and a library's API name (``torch.compile``) are no values: nothing is
   said;
@@ -50,6 +58,7 @@ from ragcode.check.instruction import Value
 from ragcode.check.spellings import code_names
 from ragcode.chunking.scripts.flags import Flag
 
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
 _TRAILING_NUMBER = re.compile(r"(.*[A-Za-z].*?)[/-](\d+)")
 _NAME = re.compile(r"[A-Z][A-Za-z]*[A-Z][A-Za-z]*")  # capitals, no digits or separators: LSTM, DCGAN, OpenWebText
 _CONFIG_SUFFIXES = (".py", ".yaml", ".yml", ".json", ".cfg", ".toml", ".ini")
@@ -68,11 +77,13 @@ def said(value: Value, code: str, answer_type: str, ctx: CheckContext, numbers: 
     if value.kind == "measure":
         return True if all(n in numbers for n in value.numbers) else None
     if value.number is not None:
-        return False
+        return None if _names_the_project(value.spelling, ctx) else False
     v = value.spelling
     if _repository_name(v, Path(ctx.repo_dir)) or _api_name(v):
         return None
     if answer_type == "python" and _module_file(v, code):
+        return True
+    if _parts_joined(v, code) or (_ACRONYM.fullmatch(v) and _spelled_out(v, code, answer_type, ctx)):
         return True
     anyway = _given_anyway(code, ctx) if answer_type == "bash" else set()
     named = _TRAILING_NUMBER.fullmatch(v)
@@ -153,6 +164,64 @@ def _repository_name(v: str, repo: Path) -> bool:
     name = repo.resolve().name
     parts = {squash(p) for p in re.split(r"[-_.]+", name) if len(p) >= 4}
     return squash(v) == squash(name) or squash(v) in parts
+
+
+def _names_the_project(number: str, ctx: CheckContext) -> bool:
+    """Every time the instruction writes ``number`` it follows a word that, joined to it, is the
+    repository's name or a part of it ("Llama 2" in llama2.c)."""
+    at = list(re.finditer(rf"(?<![\w.])([A-Za-z][A-Za-z0-9]*)?[ -]?{re.escape(number)}(?![\w.])", ctx.instruction))
+    return bool(at) and all(m.group(1) and _repository_name(m.group(1) + number, Path(ctx.repo_dir)) for m in at)
+
+
+def _parts_joined(v: str, code: str) -> bool:
+    """``up/down-sampling`` is said by ``--resblock_updown``: a run of two or more neighbouring
+    parts of a word of three or more parts without digits, joined, stands in the answer."""
+    parts = [p.lower() for p in re.split(r"[/-]+", v) if p]
+    if len(parts) < 3 or re.search(r"\d", v):
+        return False
+    joined = squash(code)
+    return any("".join(parts[i:j]) in joined for i in range(len(parts)) for j in range(i + 2, len(parts) + 1))
+
+
+def _spelled_out(acronym: str, code: str, answer_type: str, ctx: CheckContext) -> bool:
+    """A repository module the answer imports (Python) or runs (bash) spells ``acronym`` out, its
+    letters the initials of neighbouring words, in its docstring or in the docstring of a name the
+    answer imports from it (``BPE``: "Byte pair encoding utilities")."""
+    words = r"[\s-]+".join(rf"{c}[a-z]{{2,}}" for c in acronym.lower())
+    spelled = re.compile(rf"\b{words}\b", re.IGNORECASE)
+    return any(spelled.search(text) for text in _used_docstrings(code, answer_type, ctx))
+
+
+def _used_docstrings(code: str, answer_type: str, ctx: CheckContext) -> list[str]:
+    """The docstrings of the repository modules the answer imports or runs, and of the names it
+    imports from them."""
+    from ragcode.check.answer import read_answer
+    from ragcode.check.bash import resolved_calls
+    from ragcode.check.facts import module_file
+
+    repo = Path(ctx.repo_dir)
+    if answer_type == "bash":
+        return [d for s in resolved_calls(code, ctx) if s.path is not None and s.path.suffix == ".py"
+                for d in docstrings(s.path, ())]
+    roots = [ctx.task_dir, repo, repo / "src"]
+    out: list[str] = []
+    for imp in read_answer(code, "python").imports:
+        path = module_file(imp.module, roots)
+        if path is not None and path.is_file():
+            out += docstrings(path, imp.names)
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def docstrings(path: Path, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The docstring of the module at ``path`` and those of its top-level ``names``."""
+    try:
+        tree = ast.parse(read_text(path) or "")
+    except (SyntaxError, ValueError):
+        return ()
+    nodes = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+             and n.name in names]
+    return tuple(d for d in (ast.get_docstring(tree), *(ast.get_docstring(n) for n in nodes)) if d)
 
 
 def _module_file(v: str, code: str) -> bool:
