@@ -26,6 +26,9 @@ def test_the_keyword_goes_before_the_calls_closing_parenthesis_in_its_style():
     assert with_keyword(one_a_line, SLOT, "num_quantizers", "4") == (
         "import vq\nm = vq.ResidualVQ(\n    dim=256,\n    num_quantizers=4,\n)\n")
     assert with_keyword("import vq\nm = vq.Other(1)\n", SLOT, "heads", "4") is None  # not the call the slot names
+    # ast counts columns in UTF-8 bytes: a non-ASCII letter earlier on the line does not move the keyword
+    accented = "import vq\nm = vq.ResidualVQ(name='café')\n"
+    assert with_keyword(accented, SLOT, "heads", "4") == "import vq\nm = vq.ResidualVQ(name='café', heads=4)\n"
 
 
 def test_the_value_goes_to_the_one_parameter_its_words_name():

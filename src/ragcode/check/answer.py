@@ -93,6 +93,11 @@ def call_at(tree: ast.AST, line: int | None, name: str | None,
                  and ast.unparse(n.func) == name and fits(n)), None)
 
 
+def char_column(line: str, col: int) -> int:
+    """The character column of ``line`` that ast's ``col`` (a count of UTF-8 bytes) points at."""
+    return len(line.encode()[:col].decode(errors="ignore"))
+
+
 @functools.lru_cache(maxsize=256)
 def read_answer(code: str, answer_type: str) -> Answer:
     if answer_type == "python":

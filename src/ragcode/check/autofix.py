@@ -45,7 +45,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from ragcode.check import Finding, moved_script
-from ragcode.check.answer import call_at, read_answer
+from ragcode.check.answer import call_at, char_column, read_answer
 from ragcode.check.args import one_slip
 from ragcode.check.unbound import add_import, unbound_names
 
@@ -168,7 +168,7 @@ def _fix_keywords(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
         starts.append(starts[-1] + len(line))
 
     def offset(lineno: int, col: int) -> int:  # ast columns count UTF-8 bytes
-        return starts[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode(errors="ignore"))
+        return starts[lineno - 1] + char_column(lines[lineno - 1], col)
 
     new = code
     for arg in reversed(call.args[-len(names):]):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 
 from ragcode.check import CheckContext, Finding
-from ragcode.check.answer import call_at
+from ragcode.check.answer import call_at, char_column
 from ragcode.check.fill import context_words, missing_values, score
 from ragcode.check.words import number_kind
 from ragcode.chunking.scripts.flag import Flag
@@ -67,7 +67,8 @@ def with_keyword(code: str, slot: dict, name: str, value: str) -> str | None:
     if call is None or call.end_lineno is None or call.end_col_offset is None:
         return None
     lines = code.splitlines(keepends=True)
-    row, col = call.end_lineno - 1, call.end_col_offset - 1  # the call's closing parenthesis
+    row = call.end_lineno - 1
+    col = char_column(lines[row], call.end_col_offset) - 1  # the call's closing parenthesis (ast counts bytes)
     if lines[row][col] != ")":
         return None
     head = "".join(lines[:row]) + lines[row][:col]
