@@ -215,9 +215,8 @@ def _used_docstrings(code: str, answer_type: str, ctx: CheckContext) -> list[str
 @functools.lru_cache(maxsize=256)
 def docstrings(path: Path, names: tuple[str, ...]) -> tuple[str, ...]:
     """The docstring of the module at ``path`` and those of its top-level ``names``."""
-    try:
-        tree = ast.parse(read_text(path) or "")
-    except (SyntaxError, ValueError):
+    tree = _parsed(path)
+    if tree is None:
         return ()
     nodes = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
              and n.name in names]
@@ -283,9 +282,8 @@ def top_imports(path: Path) -> tuple[str, ...]:
     """The packages a script imports at its top level, by their first name (``tensorflow`` for
     ``import tensorflow.compat.v2 as tf``, ``tinystories`` for ``from tinystories import Task``):
     what it runs on whatever it is given."""
-    try:
-        tree = ast.parse(read_text(path) or "")
-    except (SyntaxError, ValueError):
+    tree = _parsed(path)
+    if tree is None:
         return ()
     names = [a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names]
     names += [n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module and not n.level]
@@ -295,10 +293,18 @@ def top_imports(path: Path) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=256)
 def top_constants(path: Path) -> tuple[str, ...]:
     """The string and number constants a script assigns at its top level (``dataset = 'x'``)."""
-    try:
-        tree = ast.parse(read_text(path) or "")
-    except (SyntaxError, ValueError):
+    tree = _parsed(path)
+    if tree is None:
         return ()
     return tuple(str(node.value.value) for node in tree.body
                  if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
                  and isinstance(node.value.value, (str, int, float)))
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: Path) -> ast.Module | None:
+    """The script at ``path`` parsed once for the readings above; None when it does not parse."""
+    try:
+        return ast.parse(read_text(path) or "")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None

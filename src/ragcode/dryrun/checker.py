@@ -62,7 +62,7 @@ def _verdict(result: ParseResult) -> list[Finding]:
     if entry.kind == "calls":
         return [Finding("parse", "parse-rejected", f"{call.get('message', '')}".strip(), ERROR,
                         int(call.get("line", 0)), str(call.get("name", "")))
-                for call in result.calls if call.get("status") == REJECTED] + _misbound(result)
+                for call in result.calls if call.get("status") == REJECTED] + _misbound_findings(result)
     if result.status == REJECTED:
         message = result.message.strip().splitlines()[-1] if result.message.strip() else "refused"
         unknown = result.unrecognized or "unrecognized arguments" in message
@@ -79,7 +79,7 @@ def _verdict(result: ParseResult) -> list[Finding]:
     return []
 
 
-def _misbound(result: ParseResult) -> list[Finding]:
+def _misbound_findings(result: ParseResult) -> list[Finding]:
     """``misbound-positional`` for each call the dry run bound with a variable in another
     parameter's place; its suggestion: the variables to write as keywords, comma-separated
     (empty when that cannot be done for certain)."""

@@ -155,7 +155,7 @@ def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runn
         # moved to another script (switch and retarget move only to one the instruction or the
         # retrieved passage names): kept when the parser accepts it and no value is lost
         return set(placed(before_results, ctx.instruction)[0]) <= set(placed(after_results, ctx.instruction)[0])
-    unbound = _misbound(before_results) and not _misbound(after_results)  # values put back in their places
+    unbound = _any_misbound(before_results) and not _any_misbound(after_results)  # values put back in their places
     if accepted_with_values(before_results, ctx.instruction) and not unbound:
         return False
     if before_results and after_results and all(r.status == ACCEPTED for r in before_results + after_results):
@@ -163,7 +163,7 @@ def keeps_fix(before: str, after: str, answer_type: str, ctx: CheckContext, runn
     return True
 
 
-def _misbound(results: list[ParseResult]) -> bool:
+def _any_misbound(results: list[ParseResult]) -> bool:
     """A call of the results was bound with a variable in another parameter's place
     (``misbound-positional``): accepted, but not a right answer."""
     return any(isinstance(c.get("misbound"), dict) and c["misbound"] for r in results for c in r.calls)
