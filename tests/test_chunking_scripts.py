@@ -234,3 +234,16 @@ def test_flag_values_click_and_absl() -> None:
         ("--gin", "gin", "list[str]", [], None, "Gin files."),
     ]
     assert flags[0].option_strings() == ["--use_tpu", "--nouse_tpu"]
+
+
+def test_flags_that_collect_or_count_each_use_say_so() -> None:
+    click_src = ("import click\n@click.command()\n@click.option('--tag', multiple=True)\n"
+                 "@click.option('-v', '--verbose', count=True)\n@click.option('--out')\n"
+                 "def main(tag, verbose, out):\n    pass\n")
+    assert [f.action for f in extract_flags(click_src)] == ["append", "count", None]
+    typer_src = ("import typer\nfrom typing import List\n"
+                 "def main(tag: List[str] = typer.Option([]), out: str = typer.Option('x')):\n    pass\n")
+    assert [(f.name, f.action) for f in extract_flags(typer_src)] == [("--tag", "append"), ("--out", None)]
+    absl_src = ("from absl import flags\nflags.DEFINE_multi_string('gin', [], 'Gin files.')\n"
+                "flags.DEFINE_string('out', None, 'Out.')\n")
+    assert [f.action for f in extract_flags(absl_src)] == ["append", None]

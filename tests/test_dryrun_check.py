@@ -155,6 +155,9 @@ def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> No
     assert overrule(family, accepted) == []  # vit_l is a ViT
     unreached = dry_run("python nowhere.py --x 1", "bash", ctx, run)
     assert overrule(static, unreached) == static
+    # argparse keeps the last of a flag given twice: its accepting the command answers nothing
+    twice = [Finding("bash", "duplicate-flag", "--model-type is given twice to train.py", "warning")]
+    assert overrule(twice, dry_run("python train.py --model-type vit_l --model-type vit_b", "bash", ctx, run)) == twice
 
 
 def test_a_name_no_unset_parameter_of_the_calls_could_take_is_not_missing(tmp_path: Path) -> None:

@@ -26,7 +26,9 @@ See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 # 4: an ``api`` chunk per Python module (public callables, signatures, docstring lines; the
 #    module's definitions in its metadata, the index's symbol table); ``api_links`` between
 #    documents / examples and the api chunks of what they call.
-CHUNKING_VERSION = 4
+# 5: flags that collect or count each use (click multiple/count, typer list options, absl
+#    DEFINE_multi_*) carry their action in the cli chunk ("action: append").
+CHUNKING_VERSION = 5
 
 from ragcode.chunking.scripts import extract_flags, link_cli  # noqa: E402
 from ragcode.chunking.pipeline import (  # noqa: E402

@@ -35,8 +35,10 @@ from ragcode.dryrun.values import lands_in
 
 NUMBERS_AND_BOOLS = frozenset({"int", "float", "bool"})
 # what a static check guesses about a command line, which the parser that took it has answered
+# (not ``duplicate-flag``: argparse and click take a flag given twice and keep the last value, so
+# their accepting it answers nothing; flags that collect or count each use are never reported)
 PARSER_QUESTIONS = frozenset({"unknown-flag", "bad-choice", "bad-type", "missing-required", "positional-count",
-                              "missing-flag-value", "duplicate-flag", "ignored-args", "library-file"})
+                              "missing-flag-value", "ignored-args", "library-file"})
 
 
 def _target(result: ParseResult) -> str:

@@ -42,7 +42,7 @@ class Flag:
     help: str = ""
     positional: bool = False
     dest: str | None = None
-    action: str | None = None  # argparse
+    action: str | None = None  # argparse; "append"/"count" also for click multiple/count, typer lists, absl multi_*
     nargs: Any = None
     subcommand: str | None = None  # argparse sub-parser the flag belongs to
     group: str | None = None  # hf: the dataclass the field belongs to

@@ -137,7 +137,16 @@ def _click_flag(call: Any, kind: str) -> Flag | None:
             flag.default = False
     if flag.type is None:
         flag.type = "str"
+    flag.action = _click_repeats(kw)
     return flag
+
+
+def _click_repeats(kw: dict[str, Any]) -> str | None:
+    """``multiple=True`` collects each use of the option (argparse's ``append``), ``count=True``
+    counts them: given twice is no mistake."""
+    if "multiple" in kw and _text(kw["multiple"]) == "True":
+        return "append"
+    return "count" if "count" in kw and _text(kw["count"]) == "True" else None
 
 
 def _typer_flag(call: Any, kind: str) -> Flag | None:
@@ -173,6 +182,8 @@ def _typer_flag(call: Any, kind: str) -> Flag | None:
         t = _text(ann)
         m = re.match(r"Annotated\[\s*([^,]+),", t)
         flag.type = m.group(1).strip() if m else t
+        if re.match(r"(?:typing\.)?(?:List|list|Sequence|Tuple|tuple)\b", flag.type) and kind == "Option":
+            flag.action = "append"  # typer collects each use of a list option
     return flag
 
 
@@ -182,6 +193,8 @@ def _absl_flag(call: Any, suffix: str) -> Flag | None:
     if not name:
         return None
     flag = _new_flag(["--" + name], call, "absl", type=_ABSL_TYPES.get(suffix, suffix), dest=name)
+    if suffix.startswith("multi_"):
+        flag.action = "append"  # DEFINE_multi_*: each use adds one
     if len(pos) > 1:
         flag.default, flag.default_literal = _literal(pos[1])
     is_enum = "enum" in suffix
