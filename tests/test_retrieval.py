@@ -239,6 +239,19 @@ def test_pack_compacted_is_smaller_and_has_same_words():
     assert tokens(small.text) == tokens(plain.text)
 
 
+def test_auto_code_policy_keeps_examples_whole_for_an_instruction_asking_for_python():
+    body = "\n".join(["Full model:", "```python", "from xt import Wrapper, Decoder", "model = Full(", "    dim = 8,", ")",
+                      "```", "Decoder only:", "```python", "from xt import Wrapper, Decoder", "model = Wrapper(",
+                      "    dim = 8,", ")", "```"])
+    hits = _hits([_chunk("README.md", 1, 14, body)])
+    settings = PackSettings(budget=5000, compact="words", compact_code="auto")
+    python = pack(hits, settings, query="In Python, build a decoder-only Wrapper of dimension 8.").text
+    command = pack(hits, settings, query="Train a decoder-only Wrapper of dimension 8.").text
+    assert "model = Wrapper(" in python and python.count("dim = 8,") == 2
+    assert python.count("from xt import Wrapper, Decoder") == 1  # repeated imports still go
+    assert "model = Wrapper(" not in command  # its words came earlier: compacted like prose
+
+
 def test_priors_reorder_by_kind_and_readme():
     from ragcode.retrieval.ranking import apply_priors, path_weight
 

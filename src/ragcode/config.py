@@ -211,8 +211,10 @@ class ContextConfig(_Section):
     # repeats), "words" (+ lines whose words all appeared earlier in the context)
     compact: Literal["none", "whitespace", "lines", "words"] = "words"
     # how compaction treats code (fenced lines, code and CLI pieces): "keep" every line,
-    # "imports" (also drop repeated import lines), or "compact" it like prose
-    compact_code: Literal["keep", "imports", "compact"] = "compact"
+    # "imports" (also drop repeated import lines), "compact" it like prose, or "auto": "imports"
+    # when the instruction asks for a Python answer in so many words (its examples are copied as
+    # programs: compacting cuts the line that opens a call), "compact" otherwise
+    compact_code: Literal["auto", "keep", "imports", "compact"] = "auto"
     # drop images, web-link addresses and HTML tags from documentation pieces (fenced code and
     # links to repository files are kept): room for more of the text that says how to run things
     strip_markup: bool = True

@@ -21,6 +21,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from ragcode.asked import asked_kind
 from ragcode.check.words import NUMBER_IN_TEXT, number_kind, number_value, stopwords, without_thousands
 
 
@@ -59,22 +60,6 @@ def read_instruction(text: str) -> Instruction:
     content = frozenset(re.findall(r"[a-z]{4,}", low)) - stopwords() - TASK_WORDS
     return Instruction(text, read_values(text), frozenset(re.findall(r"[a-z0-9]+", low)), content,
                        tuple(proper_names(text)), asked_kind(text))
-
-
-# the kind of answer said in so many words: "In Python, build ...", "a Python snippet", "from the
-# command line", "a bash command"; a Python *script* is left out (it may be a file to run), and so
-# is "with python train.py" (a command)
-_ASKS_PYTHON = re.compile(r"\b(?:in|with|using)\s+python\b(?!\s+(?:scripts?\b|files?\b|-m\b|[\w./-]+\.py\b))"
-                          r"|\bpython\s+(?:code|snippet|api|call)s?\b", re.IGNORECASE)
-_ASKS_BASH = re.compile(r"\b(?:bash|shell)\b|\bcommand[- ]line\b|\bin\s+(?:a|the)\s+terminal\b", re.IGNORECASE)
-
-
-def asked_kind(instruction: str) -> str:
-    """``python`` or ``bash`` when the instruction asks for that kind of answer in so many words
-    (the user's word outranks what a model's first sample guessed), ``""`` when it names neither
-    or both."""
-    python, bash = bool(_ASKS_PYTHON.search(instruction)), bool(_ASKS_BASH.search(instruction))
-    return "python" if python and not bash else "bash" if bash and not python else ""
 
 
 def instruction_values(instruction: str) -> list[str]:

@@ -13,11 +13,13 @@ out when too little room is left.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from ragcode.asked import asked_kind
 from ragcode.chunking.markdown import fence_mask
 from ragcode.config import ContextConfig
 from ragcode.retrieval.markup import strip_markup
@@ -128,7 +130,10 @@ class Compactor:
     by ``code``: ``keep`` leaves every code line in place (only whitespace is normalised), so an
     example still reads as the program it is; ``imports`` also drops an import line repeated
     verbatim (the same ``import torch`` in every example); ``compact`` treats code like prose,
-    which saves the most room but can cut an argument line or a closing bracket out of a call.
+    which saves the most room but can cut an argument line or a closing bracket out of a call
+    (``model = TransformerWrapper(`` goes when its words came earlier, and a model copying the
+    example writes the arguments under an import). The setting ``auto`` is decided per
+    instruction by ``pack``: ``imports`` when it asks for Python in so many words, else ``compact``.
     Fence lines are always kept so markdown structure survives.
     """
 
@@ -295,6 +300,15 @@ class PackSettings:
                      heading_levels=self.heading_levels, strip=self.strip)
 
 
+def _resolved(style: Style, query: str) -> Style:
+    """``style`` with ``compact_code="auto"`` decided for ``query``: code kept whole but for
+    repeated imports (``imports``) when it asks for a Python answer in so many words, whose
+    examples the model copies as programs; ``compact`` otherwise."""
+    if style.compact_code != "auto":
+        return style
+    return dataclasses.replace(style, compact_code="imports" if asked_kind(query) == "python" else "compact")
+
+
 def pack(
     hits: Sequence[Hit],
     settings: PackSettings,
@@ -303,11 +317,11 @@ def pack(
 ) -> Context:
     """Pack ranked hits into at most ``settings.budget`` units of text. ``lookup`` finds the
     chunks a hit's ``cli_links`` name (no pairing without it); ``query`` is recorded on the
-    ``Context``."""
+    ``Context`` and decides ``compact_code="auto"``."""
     budget, unit, merge_adjacent = settings.budget, settings.unit, settings.merge_adjacent
     pair_top, pair_chars = settings.pair_top, settings.pair_chars
     count = COUNTERS[unit]
-    style = settings.style
+    style = _resolved(settings.style, query)
     Compactor(style.compact, style.compact_code)  # validate the settings up front
     memo = _Memo()
     chosen: list[tuple[Chunk, int]] = []
