@@ -101,6 +101,13 @@ class CheckContext:
         except RepoPathError:  # a task path that leaves the repository: checked from its root
             return Path(self.repo_dir).resolve()
 
+    @property
+    def import_roots(self) -> list[Path]:
+        """Where a Python answer's imports of the repository resolve: the folder it runs in, the
+        repository's root and its ``src/``."""
+        repo = Path(self.repo_dir).resolve()
+        return [self.task_dir, repo, repo / "src"]
+
 
 @runtime_checkable
 class Checker(Protocol):

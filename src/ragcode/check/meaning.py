@@ -199,11 +199,10 @@ def _used_docstrings(code: str, answer_type: str, ctx: CheckContext) -> list[str
     from ragcode.check.bash import resolved_calls
     from ragcode.check.facts import module_file
 
-    repo = Path(ctx.repo_dir)
     if answer_type == "bash":
         return [d for s in resolved_calls(code, ctx) if s.path is not None and s.path.suffix == ".py"
                 for d in docstrings(s.path, ())]
-    roots = [ctx.task_dir, repo, repo / "src"]
+    roots = ctx.import_roots
     out: list[str] = []
     for imp in read_answer(code, "python").imports:
         path = module_file(imp.module, roots)

@@ -106,7 +106,7 @@ class PythonChecker:
             return [Finding(self.name, "syntax-error", say("syntax-error", line=line, msg=getattr(exc, "msg", str(exc))),
                             line=line or 0)]
         repo = Path(ctx.repo_dir).resolve()
-        roots = [ctx.task_dir, repo, repo / "src"]
+        roots = ctx.import_roots
         found: list[Finding] = []
         imports = [(i.line, i.module, list(i.names), i.alias) for i in answer.imports]  # (line, module, names, alias)
         tops = sorted({m.split(".")[0] for _, m, _, _ in imports})
