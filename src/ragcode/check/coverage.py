@@ -31,17 +31,12 @@ from ragcode.check.instruction import PROSE_WORDS as PROSE_WORDS  # read from he
 from ragcode.check.instruction import instruction_values as instruction_values
 from ragcode.check.answer import read_answer
 from ragcode.check.instruction import read_instruction
-from ragcode.check.meaning import said
+from ragcode.check.meaning import said, squash
 from ragcode.check.spellings import code_spells
 from ragcode.check.words import NUMBER_IN_TEXT, number_value
 from ragcode.check.words import without_thousands as without_thousands
 
 _TOKEN = re.compile(r"~?[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")  # ~ too: ~/x and ~x are paths the answer wrote
-
-
-def _squash(text: str) -> str:
-    """Lower case without separators: CorrectAndSmooth ~ correct_and_smooth ~ correct-and-smooth."""
-    return re.sub(r"[\s_./-]+", "", text.lower())
 
 
 def _respelled(places: list[str], value: str, repo: Path) -> str:
@@ -54,7 +49,7 @@ def _respelled(places: list[str], value: str, repo: Path) -> str:
         return ""
     for place in places:
         for m in _TOKEN.finditer(place):
-            if m.group() != value and _squash(m.group()) == _squash(value):
+            if m.group() != value and squash(m.group()) == squash(value):
                 return m.group() if _users_way(value, m.group(), repo) else ""
     return ""
 
@@ -101,7 +96,7 @@ class CoverageChecker:
         if not ctx.instruction:
             return []
         text = code.lower()
-        squashed = _squash(code) + " " + _squash(ctx.workdir)  # the folder it runs in names a model too
+        squashed = squash(code) + " " + squash(ctx.workdir)  # the folder it runs in names a model too
         numbers = {x for x in (number_value(t) for t in NUMBER_IN_TEXT.findall(code)) if x is not None}
         found = []
         places: list[str] | None = None  # read once, when a value needs them
@@ -118,7 +113,7 @@ class CoverageChecker:
                     continue
             if n is None and v.lower() in text:
                 continue
-            if n is None and _squash(v) in squashed:
+            if n is None and squash(v) in squashed:
                 places = read_answer(code, answer_type).value_places if places is None else places
                 wrong = _respelled(places, v, Path(ctx.repo_dir))
                 if wrong:  # said, but not as the user spelled it: ViT-g/14 for ViT-g-14
