@@ -153,6 +153,28 @@ def test_api_chunk_lists_public_callables_with_signatures_and_one_docstring_line
     assert not any("definitions" in c.metadata for c in chunks if c is not first)
 
 
+def test_api_chunk_lists_a_public_alias_of_the_modules_own_function_under_its_own_name():
+    text = textwrap.dedent("""
+        def build_vit_h(checkpoint=None):
+            \"\"\"The huge model.\"\"\"
+
+        class Net:
+            pass
+
+        build = build_vit_h
+        build = build_vit_h
+        Model = Net
+        _hidden = build_vit_h
+        device = cuda
+        build_vit_h = build_vit_h
+    """)
+    api = chunk_api(_file("pkg/build.py", text), ChunkingConfig())[0]
+    lines = api.text.split("\n")
+    assert lines[-2:] == ["def build(checkpoint=None) - the same as build_vit_h", "class Model - the same as Net"]
+    assert api.metadata["listed"][-2:] == ["pkg.build.build", "pkg.build.Model"]
+    assert "_hidden" not in api.text and "device" not in api.text  # private names and other values stay out
+
+
 def test_api_chunks_split_long_modules_and_skip_tests():
     body = "".join(f"def function_number_{i}(alpha, beta, gamma=3):\n    \"\"\"Doc {i}.\"\"\"\n\n"
                    for i in range(80))

@@ -28,7 +28,9 @@ See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 #    documents / examples and the api chunks of what they call.
 # 5: flags that collect or count each use (click multiple/count, typer list options, absl
 #    DEFINE_multi_*) carry their action in the cli chunk ("action: append").
-CHUNKING_VERSION = 5
+# 6: an api chunk also lists the public names bound to one of the module's own functions or
+#    classes (``build_sam = build_sam_vit_h``), with the parameters of what they name.
+CHUNKING_VERSION = 6
 
 from ragcode.chunking.scripts import extract_flags, link_cli  # noqa: E402
 from ragcode.chunking.pipeline import (  # noqa: E402

@@ -29,6 +29,7 @@ from ragcode.config import ChunkingConfig
 from ragcode.types import Chunk, SourceFile
 
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
+_ALIAS = re.compile(r"^\w+\s*=\s*([A-Za-z_]\w*)\s*$")  # NAME = other_name
 _PARAMS = re.compile(r"^(?:async\s+)?def\s+\w+\s*(?:\[[^\]]*\]\s*)?\((.*)\)\s*(->.*)?$", re.S)
 
 
@@ -84,8 +85,9 @@ def api_line(sym: Symbol) -> str:
 
 
 def listed(symbols: list[Symbol]) -> list[Symbol]:
-    """The public callables an API chunk lists: public top-level functions and classes, and the
-    public methods (and constructor) of listed classes."""
+    """The public callables an API chunk lists: public top-level functions and classes, the
+    public methods (and constructor) of listed classes, and the public names bound to one of
+    the module's own functions or classes (``aliases``)."""
     classes = {s.name for s in symbols if s.kind == "class" and not s.parent and s.public}
 
     def keep(s: Symbol) -> bool:
@@ -94,7 +96,25 @@ def listed(symbols: list[Symbol]) -> list[Symbol]:
         if s.name == "__init__":
             return s.parent in classes
         return s.public and (not s.parent or s.parent in classes)
-    return [s for s in symbols if keep(s)]
+    return [s for s in symbols if keep(s)] + aliases(symbols)
+
+
+def aliases(symbols: list[Symbol]) -> list[Symbol]:
+    """Each public module-level name bound to a top-level function or class of the same module
+    (``mae_vit_large_patch16 = mae_vit_large_patch16_dec512d8b``, ``build_sam = build_sam_vit_h``),
+    as the definition it names under the alias's name: the name a user imports is the one
+    the listing shows, with the parameters it takes."""
+    own = {s.name: s for s in symbols if s.kind in ("function", "class") and not s.parent}
+    out = []
+    for var in symbols:
+        m = _ALIAS.match(var.signature) if var.kind == "variable" and var.public else None
+        target = own.get(m.group(1)) if m else None
+        if target is None or var.name in own or var.name in {a.name for a in out}:
+            continue
+        out.append(replace(target, name=var.name, qualname=var.qualname, line=var.line, end_line=var.end_line,
+                           signature=target.signature.replace(f"def {target.name}", f"def {var.name}", 1),
+                           doc=f"the same as {target.name}"))
+    return out
 
 
 def with_definitions(chunks: list[Chunk], symbols: list[Symbol]) -> list[Chunk]:
