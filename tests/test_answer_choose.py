@@ -1,5 +1,6 @@
-"""``ragcode.answer.pipeline.choose``: samples checked, fixed and ordered. With ``fix_each`` a
-sample the fixes make run wins over one they cannot mend; without it only the first is fixed."""
+"""``ragcode.answer.pipeline.choose``: samples checked, fixed and ordered. Every sample gets the
+certain fixes before the order is made; with ``fix_each`` every fix, so a sample the fixes make
+run wins over one they cannot mend; without it only the first gets the guessing steps."""
 
 from __future__ import annotations
 
@@ -38,3 +39,17 @@ def test_without_it_the_order_is_made_first_and_only_the_first_fixed(tmp_path):
     assert [c.metadata["check"]["original_index"] for c in cands] == [1, 0]  # the slip weighs less than no script
     assert cands[0].code == "python train.py --data cora --batch_size 16"
     assert cands[1].code == SAMPLES[0] and "autofix" not in cands[1].metadata["check"]
+
+
+def test_a_sample_one_certain_fix_makes_clean_goes_before_one_no_fix_mends(tmp_path):
+    # sample 1: a slip of a flag's spelling (an error, fixed for certain); sample 2: a flag given
+    # twice (a warning, which no fix mends): ordered before their fixes, sample 2 would come first
+    samples = ["python train.py --data cora --batch-size 16",
+               "python train.py --data cora --batch_size 16 --batch_size 16"]
+    cands = [Candidate(c, c, "bash", i, {}) for i, c in enumerate(samples)]
+    ordered, findings = choose(cands, _run(tmp_path, fix_each=False))
+    assert [c.metadata["check"]["original_index"] for c in ordered] == [0, 1]
+    assert ordered[0].code == "python train.py --data cora --batch_size 16" and findings[0] == []
+    record = ordered[0].metadata["check"]["autofix"]
+    assert record["previous"] == samples[0] and record["pairs"] == [["--batch-size", "--batch_size"]]
+    assert [f["code"] for f in record["findings_before"]] != []

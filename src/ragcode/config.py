@@ -268,7 +268,7 @@ class GenerationConfig(_Section):
     fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "switch", "refile", "rename",
                                                       "drop", "fill", "fill_vars", "fill_calls"])
     repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0
-    fix_each: bool = False  # every sample through the fixes before they are ordered, not only the first
+    fix_each: bool = False  # every sample through all the fixes before they are ordered, not only the certain ones
     sample_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.7
     # grounding (ragcode.answer.grounding): the parameters the likely scripts' own parsers declare,
     # read by a parse-only dry run, at the head of the context; how many scripts, how many characters

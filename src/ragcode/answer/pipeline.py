@@ -4,8 +4,10 @@
 configured temperature, so choosing can only add to the greedy answer), checks each with the
 configured checkers, passes them through the fixes ``generation.fixes`` names
 (``ragcode.answer.fixes``: the certain slips, then the guessing steps, kept by the one keep rule)
-and orders them best first (``ragcode.answer.select``; ``choose``): with ``generation.fix_each``
-every sample is fixed before the order is made, otherwise only the first after it. Then the first
+and orders them best first (``ragcode.answer.select``; ``choose``): every sample gets the certain
+fixes before the order is made (a sample one certain fix makes right is not ranked below one no
+fix mends), and with ``generation.fix_each`` all the fixes, otherwise the first gets the
+guessing steps after it. Then the first
 gets up to ``repair_rounds`` rounds (``ragcode.answer.repair``). Every candidate's metadata
 carries its findings (``check``) and what its fixes did (``autofix``); the first also the repair
 rounds. A ``Journal`` makes a task
@@ -55,14 +57,15 @@ def checked_candidates(job: Draw, run: CheckedRun, journal: Journal | None = Non
 
 def choose(cands: list[Candidate], run: CheckedRun) -> tuple[list[Candidate], list[list[Finding]]]:
     """``cands`` checked, ordered best first (``run.select``) and fixed (``run.autofix``): each
-    one before the order is made (``run.fix_each``: a sample that the fixes make run can win), or
-    only the first after it; and the findings of each, in the new order."""
+    one before the order is made, by every fix (``run.fix_each``: a sample that the fixes make
+    run can win) or by the certain fixes, and the first by the rest after it; and the findings of
+    each, in the new order."""
     cands = list(cands)
     findings, accepted, records = [], [], {}
+    each = fixes_before_order(run)
     for i, c in enumerate(cands):
         fs = check_answer(c.code, c.answer_type, run.ctx, run.checkers)
-        fixed = fix_and_keep(c.code, c.answer_type, fs, run.ctx, run.checkers, run.fixes) \
-            if run.autofix and run.fix_each else None
+        fixed = fix_and_keep(c.code, c.answer_type, fs, run.ctx, run.checkers, each) if each else None
         if fixed is not None:
             records[c.sample_index] = {"previous": c.code, **fixed.record, "findings_before": [f.to_dict() for f in fs]}
             cands[i], fs = dataclasses.replace(c, code=fixed.code), fixed.findings
@@ -82,12 +85,30 @@ def choose(cands: list[Candidate], run: CheckedRun) -> tuple[list[Candidate], li
     return cands, findings
 
 
+def fixes_before_order(run: CheckedRun) -> tuple[str, ...]:
+    """The fixes every sample gets before the order is made: all of them with ``fix_each``, else
+    the certain ones (when they are configured at all)."""
+    if not run.autofix:
+        return ()
+    return tuple(run.fixes) if run.fix_each else tuple(f for f in run.fixes if f == "certain")
+
+
 def autofix_first(cand: Candidate, fs: list[Finding], run: CheckedRun) -> tuple[Candidate, list[Finding]]:
     """The first answer through the fixes, kept by ``ragcode.answer.fixes.keep_fixed``."""
     fixed = fix_and_keep(cand.code, cand.answer_type, fs, run.ctx, run.checkers, run.fixes)
     if fixed is None:
         return cand, fs
     out = reannotate(dataclasses.replace(cand, code=fixed.code), fixed.findings, cand)
-    out.metadata["check"]["autofix"] = {"previous": cand.code, **fixed.record,
-                                        "findings_before": [f.to_dict() for f in fs]}
+    out.metadata["check"]["autofix"] = _after(cand.metadata["check"].get("autofix") or {}, cand.code, fs, fixed.record)
     return out, fixed.findings
+
+
+def _after(before: dict, code: str, fs: list[Finding], record: dict) -> dict:
+    """The autofix record of an answer fixed again after the order was made: its code as drawn and
+    findings then (from ``before``, the certain fixes' record, when there is one), the steps of
+    both rounds (lists joined)."""
+    out = {**before, "previous": before.get("previous", code),
+           "findings_before": before.get("findings_before", [f.to_dict() for f in fs])}
+    for key, value in record.items():
+        out[key] = out[key] + value if isinstance(value, list) and isinstance(out.get(key), list) else value
+    return out
