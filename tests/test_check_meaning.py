@@ -184,3 +184,17 @@ def test_an_acronym_spelled_out_joined_parts_and_the_projects_number_say_a_value
     assert _codes("python sample.py --size 64", repo, "Sample a Llama 7 model at size 64.") == []
     assert _codes("python sample.py --size 64", repo,
                   "Sample a Llama 7 model at size 64 for 7 steps.") == ["missing-value"]
+
+
+def test_a_colour_format_is_said_by_its_number_of_channels(tmp_path):
+    repo = tmp_path / "gan"
+    repo.mkdir()
+    (repo / "nets.py").write_text("MODE = 'RGB'\n\nclass Generator:\n"
+                                  "    def __init__(self, z_dim, img_resolution, img_channels):\n"
+                                  "        self.z_dim = z_dim\n")  # the code names RGB: a value it could take
+    ask = "In Python, build a generator for 256x256 RGB images with a 512-dimensional Z."
+    said = "from nets import Generator\nG = Generator(z_dim=512, img_resolution=256, img_channels=3)\n"
+    assert _codes(said, repo, ask, ".", "python") == []
+    # one channel is grayscale, not RGB: still missing
+    gray = "from nets import Generator\nG = Generator(z_dim=512, img_resolution=256, img_channels=1)\n"
+    assert _codes(gray, repo, ask, ".", "python") == ["missing-value"]

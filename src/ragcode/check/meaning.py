@@ -26,6 +26,8 @@ does not find that way is read by what it means:
 - a name in capitals (``BPE``) is said when a repository module the answer imports or runs spells
   it out in its docstring, or in that of a name it imports from it ("Byte pair encoding
   utilities"): the words' initials, in order;
+- a colour format (``RGB``, ``RGBA``, ``grayscale``) is said by its number of channels given to a
+  parameter or flag that names channels (``img_channels=3``, ``--in_chans 3``);
 - a word of several parts without digits (``up/down-sampling``) is said when two or more of its
   neighbouring parts, joined, are in the answer (``--resblock_updown``);
 - a number that, with the word before it, is the repository's name or a part of it ("Llama 2" in
@@ -63,6 +65,9 @@ _TRAILING_NUMBER = re.compile(r"(.*[A-Za-z].*?)[/-](\d+)")
 _NAME = re.compile(r"[A-Z][A-Za-z]*[A-Z][A-Za-z]*")  # capitals, no digits or separators: LSTM, DCGAN, OpenWebText
 _CONFIG_SUFFIXES = (".py", ".yaml", ".yml", ".json", ".cfg", ".toml", ".ini")
 _API_NAME = re.compile(r"([a-z_][a-z0-9_]*)\.[a-z_][a-z0-9_.]*")
+# a colour format by its number of channels, and a channel count given in an answer
+_CHANNELS = {"rgb": 3, "bgr": 3, "rgba": 4, "grayscale": 1, "greyscale": 1}
+_CHANNEL_COUNT = re.compile(r"[A-Za-z_-]*chan[A-Za-z_-]*['\"]?\s*[=:\s]\s*(\d+)\b", re.IGNORECASE)
 
 
 def squash(text: str) -> str:
@@ -83,7 +88,8 @@ def said(value: Value, code: str, answer_type: str, ctx: CheckContext, numbers: 
         return None
     if answer_type == "python" and _module_file(v, code):
         return True
-    if _parts_joined(v, code) or (_ACRONYM.fullmatch(v) and _spelled_out(v, code, answer_type, ctx)):
+    if _parts_joined(v, code) or _channels_given(v, code) or (
+            _ACRONYM.fullmatch(v) and _spelled_out(v, code, answer_type, ctx)):
         return True
     anyway = _given_anyway(code, ctx) if answer_type == "bash" else set()
     named = _TRAILING_NUMBER.fullmatch(v)
@@ -181,6 +187,13 @@ def _parts_joined(v: str, code: str) -> bool:
         return False
     joined = squash(code)
     return any("".join(parts[i:j]) in joined for i in range(len(parts)) for j in range(i + 2, len(parts) + 1))
+
+
+def _channels_given(v: str, code: str) -> bool:
+    """``RGB`` is said by ``img_channels=3`` or ``--in_chans 3``: the colour format's number of
+    channels given to a parameter or flag whose name says channels."""
+    want = _CHANNELS.get(v.lower())
+    return want is not None and any(int(m.group(1)) == want for m in _CHANNEL_COUNT.finditer(code))
 
 
 def _spelled_out(acronym: str, code: str, answer_type: str, ctx: CheckContext) -> bool:
