@@ -110,6 +110,22 @@ def test_a_callable_imported_by_name_is_the_same_callable(tmp_path: Path) -> Non
     assert not wrong.passed and "speech.load_model.device" in wrong.detail
 
 
+def test_a_callable_a_package_re_exports_is_the_one_where_it_is_defined(tmp_path: Path) -> None:
+    repos = tmp_path / "repos"
+    write(repos / "9999", {"vit/__init__.py": "from vit.model import ViT\n",
+                           "vit/model.py": "class ViT:\n    def __init__(self, dim, depth=1):\n        self.dim = dim\n",
+                           "vit/other.py": "class ViT:\n    def __init__(self, dim, depth=1):\n        self.dim = dim\n"})
+    task = Task(id=1, github_id=9999, instruction="a ViT of dimension 8", type="Python Code",
+                output="from vit import ViT\nv = ViT(dim=8)\n")
+    scorer, ctx = _scoring(tmp_path, repos)
+    assert scorer.score_sample(task, "```python\nfrom vit.model import ViT\nv = ViT(dim=8)\n```", 0, ctx).passed
+    wrong = scorer.score_sample(task, "```python\nfrom vit.model import ViT\nv = ViT(dim=4)\n```", 0, ctx)
+    assert not wrong.passed and "vit.model.ViT.dim=8" in wrong.detail
+    # a class of the same name defined elsewhere is another callable
+    other = scorer.score_sample(task, "```python\nfrom vit.other import ViT\nv = ViT(dim=8)\n```", 0, ctx)
+    assert not other.passed and not other.checks["entry"]
+
+
 def test_a_python_answer_may_call_more_and_its_methods_values_are_compared(tmp_path: Path) -> None:
     repos = tmp_path / "repos"
     write(repos / "9999", {"tok/__init__.py": """

@@ -5,7 +5,9 @@ Both the reference (``Task.output``) and the answer go through the parse-only dr
 (``ragcode.dryrun``), each read as generation reads answers (``parse_answer``: fences dropped, bash
 or Python). Checks: ``type`` (the answer is of the reference's kind), ``entry`` (the same script,
 module, installed command or repository callables as the reference, a callable named as imported
-from its module: ``load_model`` after ``from whisper import load_model`` is ``whisper.load_model``;
+from its module: ``load_model`` after ``from whisper import load_model`` is ``whisper.load_model``,
+and a callable a package re-exports is where the dry run found it defined: ``vit_pytorch.ViT`` is
+``vit_pytorch.vit.ViT``;
 ``python -m whisper`` and the installed ``whisper`` are one entry point, ``console_aliases``; a
 Python answer may call more of the repository than the reference does, as a command may run more
 scripts), ``values`` (each parameter the reference sets, a method's arguments on what a repository
@@ -34,9 +36,13 @@ from ragcode.types import Task, Verdict
 
 
 def qualified_names(result: Any) -> dict[str, str]:
-    """A Python answer's callables as written -> as imported from their module (``load_model``
-    after ``from whisper import load_model`` and ``whisper.load_model`` are one callable)."""
-    return {str(c.get("name", "")): ".".join([str(c.get("module", "")), *map(str, c.get("attrs", []))])
+    """A Python answer's callables as written -> where the dry run found them defined, else as
+    imported from their module (``load_model`` after ``from whisper import load_model`` and
+    ``whisper.load_model`` are one callable; so are ``ViT`` from ``vit_pytorch`` and from
+    ``vit_pytorch.vit``, where the package's ``__init__`` imports it from)."""
+    defined = {str(v.get("name", "")): str(v["defined"]) for v in result.calls if v.get("defined")}
+    return {str(c.get("name", "")): defined.get(str(c.get("name", "")))
+            or ".".join([str(c.get("module", "")), *map(str, c.get("attrs", []))])
             for c in result.entry.calls if c.get("module")}
 
 

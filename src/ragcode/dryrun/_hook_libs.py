@@ -197,6 +197,9 @@ def _check_calls(calls):
             verdict.update(status="unreached", message=f"{type(exc).__name__}: {exc}"[:300])
             out.append(verdict)
             continue
+        defined = _defined_name(obj) if not call.get("instance") else ""
+        if defined:
+            verdict["defined"] = defined
         if isinstance(obj, (_Stub, _StubModule)):
             verdict.update(status="unreached", message="stubbed")
         elif call.get("instance"):
@@ -209,6 +212,15 @@ def _check_calls(calls):
             verdict.update(_bind(obj, call, inspect))
         out.append(verdict)
     return out
+
+
+def _defined_name(obj):
+    """Where a class or function is defined, ``module.qualname`` (``vit_pytorch.vit.ViT`` for the
+    ``ViT`` a package's ``__init__`` imports), or "" for anything else."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if isinstance(obj, (_Stub, _StubModule)) or not isinstance(module, str) or not isinstance(qualname, str):
+        return ""
+    return f"{module}.{qualname}"
 
 
 def _bind_method(cls, call, inspect):
