@@ -217,10 +217,10 @@ def _check_calls(calls):
 def _defined_name(obj):
     """Where a class or function is defined, ``module.qualname`` (``vit_pytorch.vit.ViT`` for the
     ``ViT`` a package's ``__init__`` imports), or "" for anything else."""
-    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-    if isinstance(obj, (_Stub, _StubModule)) or not isinstance(module, str) or not isinstance(qualname, str):
+    if isinstance(obj, (_Stub, _StubModule)):
         return ""
-    return f"{module}.{qualname}"
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    return f"{module}.{qualname}" if isinstance(module, str) and isinstance(qualname, str) else ""
 
 
 def _bind_method(cls, call, inspect):
