@@ -98,6 +98,10 @@ def test_then_the_answer_saying_more_of_the_instruction_comes_first():
     # findings still come first: a cleaner answer that says less wins
     out = rank([plain, styled], [[], [Finding("python", "missing-symbol", "x")]], instruction)
     assert out[0].metadata["check"]["original_index"] == 0
+    # a comment that retells the task says nothing the code does
+    retold = Candidate("", "# render in a cartoon style\nfrom pkg import render\nrender('image.jpg')", "python", 0)
+    assert words_said(retold.code, instruction) == 1
+    assert rank([retold, styled], [[], []], instruction)[0].metadata["check"]["original_index"] == 1
 
 
 def test_repair_sends_the_findings_and_the_flag_table_and_accepts_the_fix(repo):

@@ -18,8 +18,8 @@ findings alone decide; and whatever the greedy sample is, an instruction that as
 many words ("In Python, build ...", "the bash command", ``ragcode.check.instruction.asked_kind``)
 sets it: the user's word outranks the model's first guess; then
 among equally clean answers one the repository's own parser accepted (the ``parse`` check's dry
-run took every entry point and read every word), then the one most samples agree on, then the one that mentions most of the
-instruction's content words (``words_said``: "in a cartoon style" -> ``cartoon``), then the
+run took every entry point and read every word), then the one most samples agree on, then the
+one whose code (comments left out) mentions most of the instruction's content words (``words_said``: "in a cartoon style" -> ``cartoon``), then the
 original order. Every candidate's metadata records its findings, penalty, agreement, words said
 and original index under ``check``.
 """
@@ -75,8 +75,8 @@ def reannotate(cand: Candidate, findings: list[Finding], like: Candidate) -> Can
 
 def words_said(code: str, instruction: str) -> int:
     """How many of the instruction's content words the answer mentions: ``cartoon``, ``caption``,
-    ``masknet``."""
-    low = code.lower()
+    ``masknet``; in its code, not in the comments that retell the task."""
+    low = normalise(code).lower()
     return sum(w in low for w in read_instruction(instruction).content_words)
 
 
