@@ -105,7 +105,7 @@ def aliases(symbols: list[Symbol]) -> list[Symbol]:
     as the definition it names under the alias's name: the name a user imports is the one
     the listing shows, with the parameters it takes."""
     own = {s.name: s for s in symbols if s.kind in ("function", "class") and not s.parent}
-    out = []
+    out: list[Symbol] = []
     for var in symbols:
         m = _ALIAS.match(var.signature) if var.kind == "variable" and var.public else None
         target = own.get(m.group(1)) if m else None
