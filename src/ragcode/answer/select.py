@@ -15,13 +15,14 @@ hands arguments to a script that reads none (``ignored-args``), as meaning Pytho
 that does not parse or uses none of the repository's own modules and scripts (``no-repo-use``,
 ``no-own-use``), or one whose findings weigh ``LOST`` or more, as meaning neither, so that the
 findings alone decide; and whatever the greedy sample is, an instruction that asks for a kind in so
-many words ("In Python, build ...", "the bash command", ``ragcode.check.instruction.asked_kind``)
+many words ("In Python, build ...", "the bash command", ``ragcode.asked.asked_kind``)
 sets it: the user's word outranks the model's first guess; then
 among equally clean answers one the repository's own parser accepted (the ``parse`` check's dry
 run took every entry point and read every word), then the one most samples agree on, then the
-one whose code (comments left out) mentions most of the instruction's content words (``words_said``: "in a cartoon style" -> ``cartoon``), then the
-original order. Every candidate's metadata records its findings, penalty, agreement, words said
-and original index under ``check``.
+one whose code (comments left out) mentions most of the instruction's content words
+(``words_said``: "in a cartoon style" -> ``cartoon``), then the original order. Every
+candidate's metadata records its findings, penalty, agreement, words said and original index
+under ``check``.
 """
 
 from __future__ import annotations
@@ -76,7 +77,12 @@ def reannotate(cand: Candidate, findings: list[Finding], like: Candidate) -> Can
 def words_said(code: str, instruction: str) -> int:
     """How many of the instruction's content words the answer mentions: ``cartoon``, ``caption``,
     ``masknet``; in its code, not in the comments that retell the task."""
-    low = normalise(code).lower()
+    return _words_in(normalise(code), instruction)
+
+
+def _words_in(normalised: str, instruction: str) -> int:
+    """``words_said`` of an answer already ``normalise``d (comments out)."""
+    low = normalised.lower()
     return sum(w in low for w in read_instruction(instruction).content_words)
 
 
@@ -99,7 +105,7 @@ def rank(cands: list[Candidate], findings: list[list[Finding]], instruction: str
     kind = read_instruction(instruction).kind or kind  # the kind the user asked for in so many words
     scored = []
     for i, (c, fs) in enumerate(zip(cands, findings)):
-        said = words_said(c.code, instruction)
+        said = _words_in(keys[i], instruction)  # keys: the answers normalised, comments out
         scored.append((bool(kind) and c.answer_type != kind, penalty(fs), not accepted[i], -votes[keys[i]], -said,
                        c.sample_index, i))
     order = sorted(scored)
