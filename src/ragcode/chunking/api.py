@@ -106,11 +106,13 @@ def aliases(symbols: list[Symbol]) -> list[Symbol]:
     the listing shows, with the parameters it takes."""
     own = {s.name: s for s in symbols if s.kind in ("function", "class") and not s.parent}
     out: list[Symbol] = []
+    seen: set[str] = set()  # an alias bound twice is listed once
     for var in symbols:
         m = _ALIAS.match(var.signature) if var.kind == "variable" and var.public else None
         target = own.get(m.group(1)) if m else None
-        if target is None or var.name in own or var.name in {a.name for a in out}:
+        if target is None or var.name in own or var.name in seen:
             continue
+        seen.add(var.name)
         out.append(replace(target, name=var.name, qualname=var.qualname, line=var.line, end_line=var.end_line,
                            signature=target.signature.replace(f"def {target.name}", f"def {var.name}", 1),
                            doc=f"the same as {target.name}"))
