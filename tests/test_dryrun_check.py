@@ -160,6 +160,45 @@ def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> No
     assert overrule(twice, dry_run("python train.py --model-type vit_l --model-type vit_b", "bash", ctx, run)) == twice
 
 
+PARENT = """import argparse
+
+
+def get_args_parser():
+    parser = argparse.ArgumentParser('main', add_help=False)
+    parser.add_argument('--model', default='small')
+    parser.add_argument('--output_dir', default='')
+    return parser
+"""
+WRAPPER = """import argparse
+
+import main
+
+
+def parse_args():
+    parser = argparse.ArgumentParser('wrapper', parents=[main.get_args_parser()])
+    parser.add_argument('--nodes', type=int, default=1)
+    return parser.parse_args()
+
+
+if __name__ == '__main__':
+    parse_args()
+"""
+
+
+def test_a_refusing_parser_answers_the_static_guesses_about_flags_it_declares(tmp_path: Path) -> None:
+    """A wrapper takes its flags from a parent parser in another module: the static reading of
+    the wrapper sees only its own, the parser's refusal names the one flag it did not take."""
+    repo = write(tmp_path / "repo", {"main.py": PARENT, "wrap.py": WRAPPER})
+    checkers = [*load_checkers(["bash"]), _checker(tmp_path)]
+    code = "python wrap.py --model large --nodes 2 --output-dir out"
+    found = check_answer(code, "bash", CheckContext(repo), checkers)
+    unknown = [f.message.split(" ", 1)[0] for f in found if f.code == "unknown-flag"]
+    assert unknown == ["--output-dir"]  # --model is main's, taken through the parent parser
+    assert any(f.code == "parse-rejected" and "--output-dir" in f.message for f in found)
+    static = load_checkers(["bash"])[0].check(code, "bash", CheckContext(repo))
+    assert "--model" in [f.message.split(" ", 1)[0] for f in static if f.code == "unknown-flag"]  # what it mends
+
+
 def test_a_name_no_unset_parameter_of_the_calls_could_take_is_not_missing(tmp_path: Path) -> None:
     from ragcode.check import Finding
     from ragcode.dryrun import dry_run

@@ -182,9 +182,10 @@ def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Findin
     and a ``missing-value`` / ``respelled-value`` whose value a parsed parameter holds by meaning
     (``vit_h`` for ViT-H, ``128`` for 128-dim) too; values handed to a Python answer's calls count
     only as written, and a number only in a parameter the command sets. Nothing changes where a parser was not
-    reached or its run was cut (a partial parse has not seen the whole command)."""
+    reached or its run was cut (a partial parse has not seen the whole command); where a parser
+    refused the command, only the ``unknown-flag`` guesses it has answered go (``_declared``)."""
     if not results or any(r.status != ACCEPTED or r.cut for r in results):
-        return findings
+        return [f for f in findings if not _declared(f, results)]
     exact = any(r.entry.kind == "calls" for r in results)  # a bound call does not check its values
     kept = []
     for f in findings:
@@ -197,3 +198,20 @@ def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Findin
             continue
         kept.append(f)
     return kept
+
+
+def _declared(finding: Finding, results: list[ParseResult]) -> bool:
+    """A static ``unknown-flag`` whose flag the parser that read that command line declares:
+    the static reading missed where the flag comes from (a parent parser in another module:
+    ``run_with_submitit.py`` taking ``main.py``'s flags), and the parser's own refusal names what
+    it did not take."""
+    if finding.check == "parse" or finding.code != "unknown-flag":
+        return False
+    flag = finding.message.split(" ", 1)[0]
+    return any(not r.cut and r.entry.line == finding.line and r.entry.kind != "calls"
+               and flag in _spec_names(r) for r in results)
+
+
+def _spec_names(result: ParseResult) -> set[str]:
+    """The flags a parser declares (argparse's aliases each: ``--lr / -l``)."""
+    return {n.strip() for p in result.spec for n in str(p.get("name", "")).split(" / ")}
