@@ -298,9 +298,47 @@ def _hf(root: Path) -> Path:
     return repo
 
 
+MAIN_PARSER = """import argparse
+
+
+def get_args_parser():
+    parser = argparse.ArgumentParser("main", add_help=False)
+    parser.add_argument("--model", default="small")
+    parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--output_dir", default="")
+    return parser
+
+
+if __name__ == "__main__":
+    argparse.ArgumentParser("main", parents=[get_args_parser()]).parse_args()
+"""
+SUBMIT = """import argparse
+
+import main
+
+
+def parse_args():
+    parser = argparse.ArgumentParser("submit", parents=[main.get_args_parser()])
+    parser.add_argument("--nodes", type=int, default=1)
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    parse_args()
+"""
+
+
+def _wrapper(root: Path) -> Path:
+    """A job-submission wrapper whose flags are its own and, through a parent parser, main.py's."""
+    repo = make_check_repo(root)
+    (repo / "main.py").write_text(MAIN_PARSER)
+    (repo / "submit.py").write_text(SUBMIT)
+    return repo
+
+
 REPOS: dict[str, Callable[[Path], Path]] = {"check": _check, "fill": fill_repo, "models": _models,
                                             "documented": _documented, "outside": _outside, "native": _native,
-                                            "hf": _hf}
+                                            "hf": _hf, "wrapper": _wrapper}
 
 
 def build_golden_repos(root: Path) -> dict[str, Path]:

@@ -33,6 +33,13 @@ def test_only_one_declared_name_that_the_answer_lacks_is_taken():
     assert renamed("--zz", declared, {"--zz": "1"}) is None
 
 
+def test_a_declared_name_with_other_separators_is_taken():
+    declared = ["--model", "--output_dir", "--nodes"]
+    assert renamed("--output-dir", declared, {"--output-dir": "out"}) == "--output_dir"
+    assert renamed("--output-dir", declared, {"--output-dir": "a", "--output_dir": "b"}) is None  # given already
+    assert renamed("--model", declared, {"--model": "large"}) is None  # the same name is no rename
+
+
 def test_the_new_name_keeps_the_value_in_either_spelling():
     assert with_name("python t.py --lr=0.1 --lrx 2", "--lr", "--learning_rate") == "python t.py --learning_rate=0.1 --lrx 2"
     assert with_name("python t.py --lr 0.1", "--lr", "--learning_rate") == "python t.py --learning_rate 0.1"

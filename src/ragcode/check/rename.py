@@ -3,8 +3,10 @@
 ``train.py --lr=0.0005`` when the script takes ``--learning_rate``: the user's value is there,
 under a short name the parser does not know, so the whole command fails. ``rename_refused`` gives
 such a flag the script's own name when exactly one declared name fits it: its initials
-(``lr`` -> ``learning_rate``, ``bs`` -> ``batch_size``), or its start, three letters or more
-(``--learning`` -> ``--learning_rate``), and the answer does not give that name already. Only a
+(``lr`` -> ``learning_rate``, ``bs`` -> ``batch_size``), its start, three letters or more
+(``--learning`` -> ``--learning_rate``), or its words with other separators (``--output-dir`` ->
+``--output_dir``, where the static reading had no name to offer: a parent parser in another
+module), and the answer does not give that name already. Only a
 flag the instruction asked for (its value or a part of its name said, ``ragcode.check.drop.asked``)
 is renamed; one it never asked for is ``drop``'s. Which flags are refused is ``drop``'s reading of
 the findings; which names are declared is the parser's own spec, as the dry run read it
@@ -39,11 +41,16 @@ def abbreviates(short: str, name: str) -> bool:
     return len(s) >= 3 and n.startswith(s)
 
 
+def respelled(flag: str, name: str) -> bool:
+    """``flag`` is ``name`` with other separators or case (``--output-dir``, ``--output_dir``)."""
+    return flag != name and bool(_words(flag)) and _words(flag) == _words(name)
+
+
 def renamed(flag: str, declared: list[str], given_flags: dict[str, str | None]) -> str | None:
-    """The one declared name ``flag`` abbreviates and the answer does not give (as the parser
-    spells it), else None."""
-    fits = {d for d in declared if d.startswith("-") and abbreviates(flag, d)
-            and not any(_words(d) == _words(g) for g in given_flags)}
+    """The one declared name ``flag`` abbreviates or respells and the answer does not give (as
+    the parser spells it), else None."""
+    fits = {d for d in declared if d.startswith("-") and (abbreviates(flag, d) or respelled(flag, d))
+            and not any(_words(d) == _words(g) for g in given_flags if g != flag)}
     return fits.pop() if len(fits) == 1 else None
 
 
