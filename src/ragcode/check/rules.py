@@ -288,8 +288,8 @@ _DECLARED = (
         "refusal names the launcher (`torchrun --nproc_per_nodes 2`); a launcher not installed says nothing; a "
         "flag the message names whose value and name the instruction never says is dropped, with its value, "
         "one refusal at a time, when the answer then checks better (`drop`); one the instruction asks for that "
-        "abbreviates one name the parser declares is renamed to it (`rename`: a configurator's `--lr=` for "
-        "`--learning_rate=`)",
+        "abbreviates or respells one name the parser declares is renamed to it (`rename`: a configurator's "
+        "`--lr=` for `--learning_rate=`, `--output-dir` for a parent parser's `--output_dir`)",
         (RuleCase("python train.py --data cora --zzz 1", target="train.py"),
          RuleCase("torchrun --nproc_per_nodes 2 train.py --data cora", target="torchrun")),
         fix="guessing", fixed_by=("rename", "drop"),
