@@ -162,6 +162,27 @@ def test_value_from_the_instruction_absent_from_the_answer(repo):
     assert missing == ["100", "resnet_50"]  # 0.0001 is there as 1e-4, cora and GAT are there
 
 
+def test_a_value_retold_only_in_a_comment_is_missing(repo):
+    instruction = "Train GAT on 'cora' for 100 epochs using resnet_50 weights"
+    bash = "# 100 epochs with resnet_50\npython train.py --data cora --model gat  # resnet_50 weights"
+    missing = sorted(f.target for f in findings(bash, repo, instruction=instruction) if f.code == "missing-value")
+    assert missing == ["100", "resnet_50"]
+    kept = "python train.py --data cora --model gat --url=a#100 --note '# resnet_50'"  # no comments: words
+    assert [f for f in findings(kept, repo, instruction=instruction) if f.code == "missing-value"] == []
+    py = "# GAT on cora, 100 epochs, resnet_50\nfrom pkg.models import GAT\nm = GAT()  # 100 epochs\n"
+    got = sorted(f.target for f in findings(py, repo, answer_type="python", instruction=instruction)
+                 if f.code == "missing-value")
+    assert "100" in got and "resnet_50" in got
+
+
+def test_a_python_answers_comments_are_found_by_its_tokenizer():
+    from ragcode.check.answer import code_text
+
+    code = 'x = f("#1")  # ViT-L\ns = """a # b"""\n'
+    assert code_text(code, "python") == 'x = f("#1")\ns = """a # b"""\n'
+    assert code_text("m = build(  # ViT-L\n  depth=2,\n", "python") == "m = build(\n  depth=2,\n"  # cut off mid-call
+
+
 def test_instruction_values_are_literal_and_code_like_only(repo):
     vals = instruction_values("I would like to train the ViT-B-32 model on cifar10 with batch size 64 "
                               "and a 2D grid, saving to ./out/run1; use the UEA data, not the GPU.")

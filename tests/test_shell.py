@@ -112,3 +112,10 @@ def test_unbalanced_quotes_are_tolerated() -> None:
 ])
 def test_starts_like_command(line: str, shellish: bool) -> None:
     assert starts_like_command(line) is shellish
+
+
+def test_comments_are_cut_at_a_word_start_outside_quotes() -> None:
+    from ragcode.shell import without_comments
+
+    text = "# train\npython t.py --url=a#b --n '#1' \"x #y\" # note\ncd x #c"
+    assert without_comments(text) == "\npython t.py --url=a#b --n '#1' \"x #y\"\ncd x"

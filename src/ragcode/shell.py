@@ -12,6 +12,7 @@ A leaf module: it imports nothing from ragcode.
   ``&> f``, ``< in``) dropped with their targets. ``<placeholder>`` (no space after ``<`` or
   before ``>``, as in docs and answers: ``--data <path>``) is a word, not two redirections. A
   quote that is not closed on its line is kept as a literal character instead of failing.
+- ``without_comments(text)``: the text with each line's comment cut off.
 - ``split_commands(text)``: a bash answer -> simple commands (word lists), split at separators
   and newlines.
 - ``split_prefix(words)``: ``(env, rest)``: leading ``VAR=value`` assignments and wrappers
@@ -157,6 +158,21 @@ def _lex(line: str) -> list[tuple[bool, str]]:
             in_word = True
     end_word()
     return tokens
+
+
+def without_comments(text: str) -> str:
+    """``text`` with each line's comment cut off: a ``#`` at the start of a word, outside quotes
+    (``--url=a#b`` and ``"#1"`` stay)."""
+    return "\n".join(_before_comment(line) for line in text.split("\n"))
+
+
+def _before_comment(line: str) -> str:
+    in_word = False
+    for m in _TOKEN.finditer(line):
+        if m.lastgroup == "hash" and not in_word:
+            return line[:m.start()].rstrip()
+        in_word = m.lastgroup not in ("space", "sep", "redir")
+    return line
 
 
 def tokenize(line: str) -> list[str]:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import io
+import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ragcode.shell import ScriptCall, logical_lines, parse_command, split_commands, split_prefix
+from ragcode.shell import ScriptCall, logical_lines, parse_command, split_commands, split_prefix, without_comments
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,31 @@ def char_column(line: str, col: int) -> int:
 
 
 @functools.lru_cache(maxsize=256)
+def code_text(code: str, answer_type: str) -> str:
+    """The answer without its comments, what runs: a Python answer's ``#`` comments found by
+    Python's own tokenizer, a bash answer's by the shell grammar
+    (``ragcode.shell.without_comments``)."""
+    if answer_type != "python":
+        return without_comments(code)
+    lines = code.split("\n")
+    for row, col in _comment_starts(code):  # one comment a line, at its end: cut from its column
+        lines[row - 1] = lines[row - 1][:col].rstrip()
+    return "\n".join(lines)
+
+
+def _comment_starts(code: str) -> list[tuple[int, int]]:
+    """Where each ``#`` comment of Python ``code`` starts, as far as it tokenizes (an answer cut
+    off mid-call still has its comments found up to there)."""
+    starts = []
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(code).readline):
+            if t.type == tokenize.COMMENT:
+                starts.append(t.start)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        pass
+    return starts
+
+
 def read_answer(code: str, answer_type: str) -> Answer:
     if answer_type == "python":
         try:

@@ -8,7 +8,8 @@ Read from the instruction only (never a task's arguments, output or oracle): num
 (that is a name, not a value). A number counts as mentioned when the answer has a number of the
 same value (``1e-4`` for ``0.0001``, ``300000`` for ``300,000``); a word when the answer, or the
 folder it runs in, contains it case-insensitively and up to separators (``CorrectAndSmooth`` in
-``examples/correct_and_smooth``). ML-Bench's own argument check is a lower-cased substring test.
+``examples/correct_and_smooth``); the answer's comments are not read (``# ViT-Large`` over a
+model built without it has not said it). ML-Bench's own argument check is a lower-cased substring test.
 A value said only up to separators, in a string or an argument (``ViT-g/14`` for ``ViT-g-14``),
 is a ``respelled-value`` (autofix writes it the user's way) only when the repository's code spells
 it the user's way and never the answer's (``ragcode.check.spellings``): ``vit_h`` for ``ViT-H``
@@ -29,7 +30,7 @@ from pathlib import Path
 from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.check.instruction import PROSE_WORDS as PROSE_WORDS  # read from here too
 from ragcode.check.instruction import instruction_values as instruction_values
-from ragcode.check.answer import read_answer
+from ragcode.check.answer import code_text, read_answer
 from ragcode.check.instruction import read_instruction
 from ragcode.check.meaning import said, squash
 from ragcode.check.spellings import code_spells
@@ -95,9 +96,10 @@ class CoverageChecker:
     def check(self, code: str, answer_type: str, ctx: CheckContext) -> list[Finding]:
         if not ctx.instruction:
             return []
-        text = code.lower()
-        squashed = squash(code) + " " + squash(ctx.workdir)  # the folder it runs in names a model too
-        numbers = {x for x in (number_value(t) for t in NUMBER_IN_TEXT.findall(code)) if x is not None}
+        runs = code_text(code, answer_type)  # a value retold in a comment lands in no parameter
+        text = runs.lower()
+        squashed = squash(runs) + " " + squash(ctx.workdir)  # the folder it runs in names a model too
+        numbers = {x for x in (number_value(t) for t in NUMBER_IN_TEXT.findall(runs)) if x is not None}
         found = []
         places: list[str] | None = None  # read once, when a value needs them
         for value in read_instruction(ctx.instruction).values:
@@ -120,9 +122,9 @@ class CoverageChecker:
                     found.append(Finding(self.name, "respelled-value", say("respelled-value", value=v, wrong=wrong),
                                          severity=WARNING, target=wrong, suggestion=v))
                 continue
-            if n is not None and re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", code):
+            if n is not None and re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", runs):
                 continue
-            if said(value, code, answer_type, ctx, numbers) is not False:
+            if said(value, runs, answer_type, ctx, numbers) is not False:
                 continue  # said in another form, or nothing can be told
             found.append(Finding(self.name, "missing-value", say("missing-value", value=v),
                                  severity=WARNING, target=v))
