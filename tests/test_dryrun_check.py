@@ -194,6 +194,8 @@ def test_a_refusing_parser_answers_the_static_guesses_about_flags_it_declares(tm
     found = check_answer(code, "bash", CheckContext(repo), checkers)
     unknown = [f.message.split(" ", 1)[0] for f in found if f.code == "unknown-flag"]
     assert unknown == ["--output-dir"]  # --model is main's, taken through the parent parser
+    (said,) = [f for f in found if f.code == "unknown-flag"]
+    assert said.suggestion == "--output_dir" and said.line == 1  # from the parser's flags: a certain fix
     assert any(f.code == "parse-rejected" and "--output-dir" in f.message for f in found)
     static = load_checkers(["bash"])[0].check(code, "bash", CheckContext(repo))
     assert "--model" in [f.message.split(" ", 1)[0] for f in static if f.code == "unknown-flag"]  # what it mends

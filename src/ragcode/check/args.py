@@ -213,7 +213,7 @@ def read_args(args: list[str], flags: list[Flag], script: str) -> tuple[list[Fin
                                      target=name))
                 i += 0 if eq else 1
                 continue
-            found.append(_unknown_flag(name, spellings, script))
+            found.append(unknown_flag(name, spellings, script))
             if not eq and i < len(args) and not args[i].startswith("-"):
                 i += 1  # its value, most likely
             continue
@@ -297,7 +297,7 @@ def _switch_value(name: str, word: str, script: str) -> Finding:
                    target=f"{name} {word}", suggestion=name if _BOOL_WORDS[word] else "")
 
 
-def _unknown_flag(name: str, spellings: list[str], script: str) -> Finding:
+def unknown_flag(name: str, spellings: list[str], script: str) -> Finding:
     """The finding for ``name``: its suggestion is the one flag a letter away when there is one
     (a certain fix), none when two are (``did you mean A or B?``), else the nearest spelling."""
     slips = list({_norm(s): s for s in spellings if one_slip(name, s)}.values())

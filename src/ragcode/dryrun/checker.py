@@ -183,9 +183,10 @@ def overrule(findings: list[Finding], results: list[ParseResult]) -> list[Findin
     (``vit_h`` for ViT-H, ``128`` for 128-dim) too; values handed to a Python answer's calls count
     only as written, and a number only in a parameter the command sets. Nothing changes where a parser was not
     reached or its run was cut (a partial parse has not seen the whole command); where a parser
-    refused the command, only the ``unknown-flag`` guesses it has answered go (``_declared``)."""
+    refused the command, the ``unknown-flag`` guesses about flags it declares go (``_declared``)
+    and the others are said from its declared flags (``_named_by_spec``)."""
     if not results or any(r.status != ACCEPTED or r.cut for r in results):
-        return [f for f in findings if not _declared(f, results)]
+        return [_named_by_spec(f, results) for f in findings if not _declared(f, results)]
     exact = any(r.entry.kind == "calls" for r in results)  # a bound call does not check its values
     kept = []
     for f in findings:
@@ -210,6 +211,25 @@ def _declared(finding: Finding, results: list[ParseResult]) -> bool:
     flag = finding.message.split(" ", 1)[0]
     return any(not r.cut and r.entry.line == finding.line and r.entry.kind != "calls"
                and flag in _spec_names(r) for r in results)
+
+
+def _named_by_spec(finding: Finding, results: list[ParseResult]) -> Finding:
+    """A static ``unknown-flag`` said again from the flags the refusing parser declares (its
+    hint and suggestion: ``--output-dir`` -> ``--output_dir``, a certain fix, where the static
+    reading offered the wrapper's own flags only); any other finding as it is."""
+    if finding.check == "parse" or finding.code != "unknown-flag":
+        return finding
+    names = next((_spec_names(r) for r in results if not r.cut and r.entry.line == finding.line
+                  and r.entry.kind != "calls" and r.spec), None)
+    if not names:
+        return finding
+    from dataclasses import replace
+
+    from ragcode.check.args import unknown_flag
+
+    flag = finding.message.split(" ", 1)[0]
+    return replace(unknown_flag(flag, sorted(n for n in names if n.startswith("-")), finding.target),
+                   line=finding.line, severity=finding.severity)
 
 
 def _spec_names(result: ParseResult) -> set[str]:
