@@ -126,6 +126,7 @@ def _comment_starts(code: str) -> list[tuple[int, int]]:
     return starts
 
 
+@functools.lru_cache(maxsize=256)
 def read_answer(code: str, answer_type: str) -> Answer:
     if answer_type == "python":
         try:

@@ -25,9 +25,11 @@ in ``overrule`` or the keep rule of fixes (``keeps_fix``), which are about the s
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
+from ragcode.check.args import unknown_flag
 from ragcode.dryrun.launchers import launcher_runs
 from ragcode.dryrun.result import ACCEPTED, REJECTED, ParseResult
 from ragcode.dryrun.run import dry_run
@@ -223,10 +225,6 @@ def _named_by_spec(finding: Finding, results: list[ParseResult]) -> Finding:
                   and r.entry.kind != "calls" and r.spec), None)
     if not names:
         return finding
-    from dataclasses import replace
-
-    from ragcode.check.args import unknown_flag
-
     flag = finding.message.split(" ", 1)[0]
     return replace(unknown_flag(flag, sorted(n for n in names if n.startswith("-")), finding.target),
                    line=finding.line, severity=finding.severity)
