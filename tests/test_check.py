@@ -162,6 +162,14 @@ def test_value_from_the_instruction_absent_from_the_answer(repo):
     assert missing == ["100", "resnet_50"]  # 0.0001 is there as 1e-4, cora and GAT are there
 
 
+def test_a_whole_number_is_not_said_by_a_decimal_that_starts_with_it(repo):
+    instruction = "Train GAT on cora at version 1.2 with a scale of 1"
+    got = findings("python train.py --data cora --model gat --lr 1.2", repo, instruction=instruction)
+    assert [f.target for f in got if f.code == "missing-value"] == ["1"]  # 1.2 is not 1
+    assert not [f for f in findings("python train.py --data cora --model gat --lr 1.2 --epochs 1", repo,
+                                    instruction=instruction) if f.code == "missing-value"]
+
+
 def test_a_value_retold_only_in_a_comment_is_missing(repo):
     instruction = "Train GAT on 'cora' for 100 epochs using resnet_50 weights"
     bash = "# 100 epochs with resnet_50\npython train.py --data cora --model gat  # resnet_50 weights"

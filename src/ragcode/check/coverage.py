@@ -122,7 +122,7 @@ class CoverageChecker:
                     found.append(Finding(self.name, "respelled-value", say("respelled-value", value=v, wrong=wrong),
                                          severity=WARNING, target=wrong, suggestion=v))
                 continue
-            if n is not None and re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", runs):
+            if n is not None and re.search(rf"(?<![\d.]){re.escape(v)}(?!\d|\.\d)", runs):  # not 1 in 1.2
                 continue
             if said(value, runs, answer_type, ctx, numbers) is not False:
                 continue  # said in another form, or nothing can be told
