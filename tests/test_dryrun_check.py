@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dryrun_helpers import ARGPARSE, KNOWN_ONLY, needs_bwrap, runner, write
+from golden_repos import MAIN_PARSER, SUBMIT
 from ragcode.check import CHECKERS, CheckContext, check_answer, load_checkers
 from ragcode.config import Config
 from ragcode.dryrun.checker import ParseChecker
@@ -160,37 +161,12 @@ def test_overrule_drops_static_guesses_the_parser_answered(tmp_path: Path) -> No
     assert overrule(twice, dry_run("python train.py --model-type vit_l --model-type vit_b", "bash", ctx, run)) == twice
 
 
-PARENT = """import argparse
-
-
-def get_args_parser():
-    parser = argparse.ArgumentParser('main', add_help=False)
-    parser.add_argument('--model', default='small')
-    parser.add_argument('--output_dir', default='')
-    return parser
-"""
-WRAPPER = """import argparse
-
-import main
-
-
-def parse_args():
-    parser = argparse.ArgumentParser('wrapper', parents=[main.get_args_parser()])
-    parser.add_argument('--nodes', type=int, default=1)
-    return parser.parse_args()
-
-
-if __name__ == '__main__':
-    parse_args()
-"""
-
-
 def test_a_refusing_parser_answers_the_static_guesses_about_flags_it_declares(tmp_path: Path) -> None:
     """A wrapper takes its flags from a parent parser in another module: the static reading of
     the wrapper sees only its own, the parser's refusal names the one flag it did not take."""
-    repo = write(tmp_path / "repo", {"main.py": PARENT, "wrap.py": WRAPPER})
+    repo = write(tmp_path / "repo", {"main.py": MAIN_PARSER, "submit.py": SUBMIT})
     checkers = [*load_checkers(["bash"]), _checker(tmp_path)]
-    code = "python wrap.py --model large --nodes 2 --output-dir out"
+    code = "python submit.py --model large --nodes 2 --output-dir out"
     found = check_answer(code, "bash", CheckContext(repo), checkers)
     unknown = [f.message.split(" ", 1)[0] for f in found if f.code == "unknown-flag"]
     assert unknown == ["--output-dir"]  # --model is main's, taken through the parent parser

@@ -138,11 +138,8 @@ class ParseChecker:
     def declared(self, code: str, answer_type: str, ctx: CheckContext) -> list[str]:
         """The flags the parsers that refused the answer declare (their spec's names; argparse's
         aliases each), for the fixes that give a refused flag its real name."""
-        names: list[str] = []
-        for result in self._results(code, answer_type, ctx):
-            if result.status == REJECTED:
-                names += [n.strip() for p in result.spec for n in str(p.get("name", "")).split(" / ")]
-        return [n for n in names if n.startswith("-")]
+        return [n for result in self._results(code, answer_type, ctx) if result.status == REJECTED
+                for n in _spec_names(result) if n.startswith("-")]
 
     def call_slots(self, code: str, answer_type: str, ctx: CheckContext) -> list[dict[str, Any]]:
         """A Python answer's calls the dry run bound to their signatures (or refused only for a
@@ -208,21 +205,15 @@ def _declared(finding: Finding, results: list[ParseResult]) -> bool:
     the static reading missed where the flag comes from (a parent parser in another module:
     ``run_with_submitit.py`` taking ``main.py``'s flags), and the parser's own refusal names what
     it did not take."""
-    if finding.check == "parse" or finding.code != "unknown-flag":
-        return False
     flag = finding.message.split(" ", 1)[0]
-    return any(not r.cut and r.entry.line == finding.line and r.entry.kind != "calls"
-               and flag in _spec_names(r) for r in results)
+    return any(flag in names for names in _parsers_at(finding, results))
 
 
 def _named_by_spec(finding: Finding, results: list[ParseResult]) -> Finding:
     """A static ``unknown-flag`` said again from the flags the refusing parser declares (its
     hint and suggestion: ``--output-dir`` -> ``--output_dir``, a certain fix, where the static
     reading offered the wrapper's own flags only); any other finding as it is."""
-    if finding.check == "parse" or finding.code != "unknown-flag":
-        return finding
-    names = next((_spec_names(r) for r in results if not r.cut and r.entry.line == finding.line
-                  and r.entry.kind != "calls" and r.spec), None)
+    names = next((names for names in _parsers_at(finding, results) if names), None)
     if not names:
         return finding
     flag = finding.message.split(" ", 1)[0]
@@ -230,6 +221,15 @@ def _named_by_spec(finding: Finding, results: list[ParseResult]) -> Finding:
                    line=finding.line, severity=finding.severity)
 
 
-def _spec_names(result: ParseResult) -> set[str]:
-    """The flags a parser declares (argparse's aliases each: ``--lr / -l``)."""
-    return {n.strip() for p in result.spec for n in str(p.get("name", "")).split(" / ")}
+def _parsers_at(finding: Finding, results: list[ParseResult]) -> list[set[str]]:
+    """For a static ``unknown-flag``, the flags declared by each parser whose finished run read
+    its command line; none for any other finding."""
+    if finding.check == "parse" or finding.code != "unknown-flag":
+        return []
+    return [set(_spec_names(r)) for r in results
+            if not r.cut and r.entry.line == finding.line and r.entry.kind != "calls"]
+
+
+def _spec_names(result: ParseResult) -> list[str]:
+    """The flags a parser declares, in its order (argparse's aliases each: ``--lr / -l``)."""
+    return [n.strip() for p in result.spec for n in str(p.get("name", "")).split(" / ")]
