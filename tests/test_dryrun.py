@@ -97,6 +97,19 @@ def test_click_group_and_choice(tmp_path: Path) -> None:
     assert bad.status == "rejected" and "medium" in bad.message
 
 
+@needs_library("click")
+def test_click_explicit_is_what_the_command_line_set(tmp_path: Path) -> None:
+    """An option with no default is not set by leaving it out (click >= 8.3 keeps a sentinel as its
+    default, which no parsed value equals); one written at its default value is set."""
+    script = ("import click\n\n@click.command()\n@click.option('--aug', type=str)\n"
+              "@click.option('--gpus', type=int, default=1)\n@click.option('--outdir', required=True)\n"
+              "def main(aug, gpus, outdir):\n    pass\n\nmain()\n")
+    repo = write(tmp_path / "repo", {"train.py": script})
+    r = one("python train.py --outdir out --gpus 1", repo, runner(tmp_path, "click"))
+    assert r.status == "accepted" and r.params == {"aug": None, "gpus": 1, "outdir": "out"}
+    assert r.explicit == ["gpus", "outdir"]
+
+
 @needs_library("typer")
 def test_typer(tmp_path: Path) -> None:
     repo = write(tmp_path / "repo", {"hello.py": TYPER})

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dryrun_helpers import ARGPARSE, needs_bwrap, write
+from dryrun_helpers import ARGPARSE, needs_bwrap, needs_library, write
 from ragcode.bench.parsed import ParsedScorer
 from ragcode.bench.scoring import ScoreContext, load_scorer
 from ragcode.config import Config
@@ -95,6 +95,32 @@ def test_a_path_written_from_another_folder_is_the_same_value(tmp_path: Path) ->
     assert moved.passed, moved.detail
     other = scorer.score_sample(task, "cd demo\npython train.py --lr 0.001 --opts cfg ../x.yaml", 0, ctx)
     assert not other.passed and "opts" in other.detail  # x.yaml at the root is another file
+
+
+CLICK_TRAIN = """import click
+
+@click.command()
+@click.option('--outdir', required=True)
+@click.option('--aug', type=click.Choice(['noaug', 'ada']))
+def main(outdir, aug):
+    pass
+
+main()
+"""
+
+
+@needs_library("click")
+def test_a_click_option_the_reference_leaves_out_is_not_compared(tmp_path: Path) -> None:
+    """An option without a default, left out by the reference, is not one the reference sets:
+    an answer that writes it is judged on the reference's own values."""
+    repos = tmp_path / "repos"
+    write(repos / "9999", {"train.py": CLICK_TRAIN})
+    task = Task(id=1, github_id=9999, instruction="train into out", type="Bash Script",
+                output="python train.py --outdir out")
+    scorer, ctx = _scoring(tmp_path, repos)
+    assert scorer.score_sample(task, "python train.py --outdir out --aug ada", 0, ctx).passed
+    wrong = scorer.score_sample(task, "python train.py --outdir elsewhere --aug ada", 0, ctx)
+    assert not wrong.passed and "outdir='out'" in wrong.detail
 
 
 def test_a_callable_imported_by_name_is_the_same_callable(tmp_path: Path) -> None:

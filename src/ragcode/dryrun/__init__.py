@@ -8,7 +8,8 @@ each inside the sandbox (``ragcode.dryrun.sandbox``) just far enough for its par
 returns one ``ParseResult`` per entry point:
 
 - ``accepted``: the parser took the command; ``params`` holds every parsed value by parameter
-  name (``explicit``: the ones the command changed from their defaults);
+  name (``explicit``: the ones the command changed from their defaults; for click, which records
+  where each value came from, the ones the command line gave);
 - ``rejected``: the parser refused it; ``message`` is the parser's own message;
 - ``unreached``: no parser was reached (the program failed first, reads ``sys.argv`` by hand,
   or no sandbox is available); then the static checks speak alone.

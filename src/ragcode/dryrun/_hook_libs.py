@@ -64,11 +64,29 @@ def _patch_click(core):
             for key, value in node.params.items():
                 params.setdefault(key, value)
             node = node.parent
-        defaults = {p.name: p.default for p in self.params}
-        explicit = sorted(k for k, v in params.items() if defaults.get(k) != v)
-        emit("accepted", params=params, explicit=explicit, parser="click", spec=spec_of(_click_spec, self))
+        emit("accepted", params=params, explicit=_click_explicit(self, ctx, params), parser="click",
+             spec=spec_of(_click_spec, self))
 
     core.Command.make_context = make_context
+
+
+def _click_explicit(command, ctx, params):
+    """The parameters the command line set. Click (>= 8.0) records where each value came from
+    (``Context.get_parameter_source``); since 8.3 an option with no default holds a sentinel in
+    ``Parameter.default``, so comparing values with defaults would call every option set. Older
+    click: the values that differ from the declared defaults."""
+    explicit, node = set(), ctx
+    while node is not None:
+        source_of = getattr(node, "get_parameter_source", None)
+        if source_of is None:
+            defaults = {p.name: p.default for p in command.params}
+            return sorted(k for k, v in params.items() if defaults.get(k) != v)
+        for key in node.params:
+            source = source_of(key)
+            if source is not None and getattr(source, "name", "") not in ("DEFAULT", "DEFAULT_MAP"):
+                explicit.add(key)
+        node = node.parent
+    return sorted(explicit)
 
 
 def _patch_fire(core):
