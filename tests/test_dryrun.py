@@ -198,6 +198,9 @@ def test_launchers_and_env_prefixes_reach_the_script(tmp_path: Path) -> None:
     (entry,) = entries("CUDA_VISIBLE_DEVICES=3 torchrun train.py", "bash", ctx)
     assert ("CUDA_VISIBLE_DEVICES", "3") in entry.env and ("LOCAL_RANK", "0") in entry.env
     assert entries("python train.py --lr $LR", "bash", ctx) == []
+    assert entries('python train.py --lr "$LR"', "bash", ctx) == []
+    (literal,) = entries("python train.py --out 'runs/${now:%H}'", "bash", ctx)  # single quotes: the text itself
+    assert literal.argv == ("--out", "runs/${now:%H}")
     r = one("CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node 2 train.py --lr 2", repo, runner(tmp_path))
     assert r.status == "accepted" and r.params["lr"] == 2.0
 

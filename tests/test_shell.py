@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragcode.shell import (
-    ScriptCall, logical_lines, parse_command, script_calls, split_commands, split_prefix,
+    ScriptCall, logical_lines, parse_command, script_calls, split_commands, split_marked, split_prefix,
     starts_like_command, tokenize)
 
 
@@ -91,6 +91,12 @@ def test_quotes_and_redirections() -> None:
     assert split_commands("python x.py &> out.log < in.txt --b") == [["python", "x.py", "--b"]]
     assert split_commands("python x.py --data <path to data> --k <k>") == [
         ["python", "x.py", "--data", "<path to data>", "--k", "<k>"]]  # placeholders
+
+
+def test_words_marked_where_the_shell_expands_a_dollar() -> None:
+    [marked] = split_marked("""python x.py run.dir='out/${now:%H}' $OUT "$A" "\\$B" \\$C "x\\\\$D" plain""")
+    assert marked == [("python", False), ("x.py", False), ("run.dir=out/${now:%H}", False), ("$OUT", True),
+                      ("$A", True), ("$B", False), ("$C", False), ("x\\$D", True), ("plain", False)]
 
 
 def test_unbalanced_quotes_are_tolerated() -> None:

@@ -107,25 +107,28 @@ _TOKEN = re.compile(r"""
   | (?P<lone>['"\\])
 """, re.VERBOSE | re.DOTALL)
 _DOUBLE_ESCAPE = re.compile(r'\\([$`"\\])')
+_DOUBLE_DOLLAR = re.compile(r'(?<!\\)(?:\\\\)*\$')  # a $ inside double quotes that no backslash escapes
 
 
-def _lex(line: str) -> list[tuple[bool, str]]:
-    """``(is_separator, text)`` tokens of one logical line."""
-    tokens: list[tuple[bool, str]] = []
+def _lex(line: str) -> list[tuple[bool, str, bool]]:
+    """``(is_separator, text, expands)`` tokens of one logical line; ``expands``: the word holds
+    a ``$`` the shell would expand (outside single quotes, not escaped)."""
+    tokens: list[tuple[bool, str, bool]] = []
     word: list[str] = []
     in_word = False  # a word has started (even an empty quoted one: "")
     fd_like = True  # the word so far is unquoted digits: the fd of a redirection (2>log)
     skip_next = False  # the next word is a redirection's target
+    expands = False
 
     def end_word() -> None:
-        nonlocal in_word, fd_like, skip_next
+        nonlocal in_word, fd_like, skip_next, expands
         if in_word:
             if skip_next:
                 skip_next = False
             else:
-                tokens.append((False, "".join(word)))
+                tokens.append((False, "".join(word), expands))
         word.clear()
-        in_word, fd_like = False, True
+        in_word, fd_like, expands = False, True, False
 
     for m in _TOKEN.finditer(line):
         kind = m.lastgroup
@@ -140,7 +143,7 @@ def _lex(line: str) -> list[tuple[bool, str]]:
         elif kind == "sep":
             end_word()
             skip_next = False
-            tokens.append((True, m.group()))
+            tokens.append((True, m.group(), False))
         elif kind == "hash" and not in_word:
             break  # a comment runs to the end of the line
         else:
@@ -154,6 +157,8 @@ def _lex(line: str) -> list[tuple[bool, str]]:
                 piece = m.group()
             if kind != "chars" or not piece.isdigit():
                 fd_like = False
+            expands = expands or kind in ("chars", "lone", "placeholder") and "$" in piece or (
+                kind == "double" and _DOUBLE_DOLLAR.search(m.group("double")) is not None)
             word.append(piece)
             in_word = True
     end_word()
@@ -177,22 +182,28 @@ def _before_comment(line: str) -> str:
 
 def tokenize(line: str) -> list[str]:
     """Words and separator tokens of one logical line (see the module doc)."""
-    return [text for _, text in _lex(line)]
+    return [text for _, text, _ in _lex(line)]
 
 
 def split_commands(text: str) -> list[list[str]]:
     """Shell text -> simple commands (word lists), split at ``&&``, ``||``, ``;``, ``|``, ``&``
     and newlines; continuations joined, comments and redirections dropped."""
-    commands: list[list[str]] = []
+    return [[word for word, _ in command] for command in split_marked(text)]
+
+
+def split_marked(text: str) -> list[list[tuple[str, bool]]]:
+    """``split_commands`` with each word marked True where the shell would expand a ``$`` in it:
+    ``'${now:%H}'`` in single quotes is the text itself, ``$OUT`` and ``"$OUT"`` are not known."""
+    commands: list[list[tuple[str, bool]]] = []
     for _, line in logical_lines(text):
-        current: list[str] = []
-        for is_sep, text_ in _lex(line):
+        current: list[tuple[str, bool]] = []
+        for is_sep, text_, expands in _lex(line):
             if is_sep:
                 if current:
                     commands.append(current)
                 current = []
             else:
-                current.append(text_)
+                current.append((text_, expands))
         if current:
             commands.append(current)
     return commands

@@ -15,14 +15,15 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ragcode.shell import ScriptCall, logical_lines, parse_command, split_commands, split_prefix, without_comments
+from ragcode.shell import ScriptCall, logical_lines, parse_command, split_marked, split_prefix, without_comments
 
 
 @dataclass(frozen=True)
 class Command:
     """One command of a bash answer: its words, the words after any ``VAR=value`` prefix
     (``rest``), the script call it makes (None for ``cd`` and programs that run no script), its
-    logical line's first and last physical line (0-based) and whether it ends that line."""
+    logical line's first and last physical line (0-based) and whether it ends that line;
+    ``expands``: one of the ``rest`` words holds a ``$`` the shell expands (its value unknown)."""
 
     words: tuple[str, ...]
     rest: tuple[str, ...]
@@ -30,6 +31,7 @@ class Command:
     first_line: int
     end_line: int
     last: bool
+    expands: bool = False
 
     @property
     def arguments(self) -> tuple[str, ...]:
@@ -143,9 +145,11 @@ def _commands(code: str) -> tuple[Command, ...]:
     total = code.count("\n")
     for k, (first, line) in enumerate(lines):
         end = lines[k + 1][0] - 1 if k + 1 < len(lines) else total
-        commands = split_commands(line)
-        for j, words in enumerate(commands):
+        commands = split_marked(line)
+        for j, marked in enumerate(commands):
+            words = [word for word, _ in marked]
             rest = split_prefix(words)[1]
             call = parse_command(words) if not (rest and rest[0] == "cd") else None
-            out.append(Command(tuple(words), tuple(rest), call, first, end, j == len(commands) - 1))
+            expands = any(e for _, e in marked[len(words) - len(rest):])
+            out.append(Command(tuple(words), tuple(rest), call, first, end, j == len(commands) - 1, expands))
     return tuple(out)

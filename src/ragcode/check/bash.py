@@ -73,7 +73,8 @@ class Step:
     """One command of a bash answer as it would run: ``call`` (None for a ``cd``), the folder
     it runs in, its logical line's first and last physical line (0-based), and whether it is
     the last command of that line; ``path`` is the file the call runs (None when there is none),
-    ``flags`` that script's parser table when it can be read."""
+    ``flags`` that script's parser table when it can be read; ``expands``: a word after any
+    ``VAR=value`` prefix holds a ``$`` the shell expands."""
 
     call: ScriptCall | None
     words: list[str]
@@ -83,6 +84,7 @@ class Step:
     last: bool
     path: Path | None = None
     flags: list[Flag] | None = None
+    expands: bool = False
 
 
 def walk(code: str, ctx: CheckContext, others: bool = False) -> Iterator[Step]:
@@ -103,9 +105,10 @@ def walk(code: str, ctx: CheckContext, others: bool = False) -> Iterator[Step]:
         if cmd.call is not None:
             path = _runs(cmd.call, cwd, repo)
             flags = script_flags(path) if path is not None and path.is_file() else None
-            yield Step(cmd.call, list(cmd.words), cwd, cmd.first_line, cmd.end_line, cmd.last, path, flags)
+            yield Step(cmd.call, list(cmd.words), cwd, cmd.first_line, cmd.end_line, cmd.last, path, flags,
+                       cmd.expands)
         elif others and cmd.words:
-            yield Step(None, list(cmd.words), cwd, cmd.first_line, cmd.end_line, cmd.last)
+            yield Step(None, list(cmd.words), cwd, cmd.first_line, cmd.end_line, cmd.last, expands=cmd.expands)
 
 
 def resolved_calls(code: str, ctx: CheckContext) -> list[Step]:

@@ -57,7 +57,7 @@ def _console_entry(step: Step, ctx: CheckContext) -> Entry | None:
     repo = Path(ctx.repo_dir).resolve()
     target = installed_command(list(step.words), repo)
     env, words = split_prefix(list(step.words))
-    if target is None or any("$" in w for w in words):
+    if target is None or step.expands:
         return None
     return Entry("console", target, tuple(words), _rel(step.cwd, repo), tuple(sorted(env.items())),
                  step.first_line + 1, shown=" ".join(step.words))
@@ -75,11 +75,11 @@ def _bash_entry(step: Step, ctx: CheckContext) -> Entry | None:
         inner = inner_command(step.path)
         words = split_commands(inner)[0] if inner else []
         call = parse_command(words) if words else None
-        if call is None:
+        if call is None or any("$" in w for w in (call.target, *call.args)):
             return None
+    elif step.expands:
+        return None  # a shell variable's value is not known
     if call.kind == "script" and not call.target.endswith(".py"):
-        return None
-    if any("$" in w for w in (call.target, *call.args)):
         return None
     env = dict(call.env)
     head = (call.launcher.split() or [""])[0].rsplit("/", 1)[-1]  # "" for ./train.py run directly
