@@ -30,6 +30,8 @@ def call(text: str) -> ScriptCall | None:
      ["--multi_gpu"]),
     ("deepspeed --num_gpus 2 train.py --deepspeed ds.json", "deepspeed", "script", "train.py",
      ["--deepspeed", "ds.json"], ["--num_gpus", "2"]),
+    ("mpiexec -n N python scripts/train.py --lr 1", "mpiexec", "script", "scripts/train.py", ["--lr", "1"],
+     ["-n", "N", "python"]),
     ("bash scripts/run.sh 1", "bash", "script", "scripts/run.sh", ["1"], []),
     ("sh -x run.sh a", "sh", "script", "run.sh", ["a"], ["-x"]),
     ("source env.sh", "source", "script", "env.sh", [], []),

@@ -26,7 +26,7 @@ A leaf module: it imports nothing from ragcode.
 
 Forms ``parse_command`` recognises (after env assignments and wrappers):
 ``python[3[.x]] [opts] X.py``, ``python -m pkg.mod``, ``python -m torch.distributed.run|launch
-[opts] X.py``, ``torchrun|deepspeed|horovodrun|mpirun|srun [opts] X.py|X.sh``, ``accelerate
+[opts] X.py``, ``torchrun|deepspeed|horovodrun|mpirun|mpiexec|srun [opts] X.py|X.sh``, ``accelerate
 launch [opts] X.py``, ``bash|sh|zsh|source|. [opts] X.sh|X.py``, ``dir/X.sh`` and ``./X.py``
 (run directly; a bare ``X.sh`` or ``dir/X.py`` is not a command: docs name files that way),
 ``%run X.py`` (notebooks).
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 PYTHON = re.compile(r"^(?:.*/)?python[\d.]*$")  # python, python3, python3.10, /usr/bin/python
 SCRIPT_LAUNCHERS = frozenset({"torchrun", "deepspeed", "accelerate", "horovodrun", "mpirun",
-                              "srun"})
+                              "mpiexec", "srun"})  # mpiexec: the MPI standard's name for mpirun
 SHELLS = frozenset({"bash", "sh", "zsh", "source", "."})
 WRAPPERS = frozenset({"nohup", "time", "exec", "sudo", "env"})
 # not launchers, but a line starting with one is a shell command, not Python
@@ -51,7 +51,7 @@ COMMON_COMMANDS = ("cd", "export", "pip", "pip3", "conda", "git", "wget", "curl"
 SEPARATORS = frozenset({"&&", "||", ";", ";;", "|", "|&", "&"})
 ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # a regex fragment for "a launcher word", for prose heuristics (``run python x.py``)
-LAUNCHER_WORD = r"python[\d.]*|torchrun|deepspeed|accelerate\s+launch|horovodrun|mpirun|srun|" \
+LAUNCHER_WORD = r"python[\d.]*|torchrun|deepspeed|accelerate\s+launch|horovodrun|mpirun|mpiexec|srun|" \
                 r"bash|sh|zsh|source"
 
 _PYTHON_VALUE_OPTS = ("-W", "-X")  # python options that take a value
