@@ -123,6 +123,18 @@ def test_hf_flags_feed_the_checks_and_the_cli_table() -> None:
     assert cli.metadata["parsers"] == ["hf"]
 
 
+def test_a_repository_subclass_named_like_transformers_class_keeps_its_fields() -> None:
+    """``class TrainingArguments(transformers.TrainingArguments)`` (Stanford Alpaca, FastChat):
+    the subclass's own fields and every field of transformers' class it shadows."""
+    text = HF_SCRIPT.replace("from transformers import HfArgumentParser, TrainingArguments",
+                             "import transformers\nfrom transformers import HfArgumentParser").replace(
+        "\n\ndef main", "\n\n@dataclass\nclass TrainingArguments(transformers.TrainingArguments):\n"
+        "    model_max_length: int = field(default=512)\n\n\ndef main")
+    by = _by_name(extract_flags(text))
+    assert by["--model_max_length"].group == "TrainingArguments" and by["--model_max_length"].type == "int"
+    assert by["--output_dir"].group == "TrainingArguments (transformers)" and "--learning_rate" in by
+
+
 def test_hf_parser_with_an_unresolvable_dataclass_gives_no_partial_table() -> None:
     text = HF_SCRIPT.replace("(ModelArguments, DataArguments, TrainingArguments)",
                              "(ModelArguments, ImportedArguments)")

@@ -30,7 +30,9 @@ See docs/chunking.md for what each chunker does and the ``chunking.*`` settings.
 #    DEFINE_multi_*) carry their action in the cli chunk ("action: append").
 # 6: an api chunk also lists the public names bound to one of the module's own functions or
 #    classes (``build_sam = build_sam_vit_h``), with the parameters of what they name.
-CHUNKING_VERSION = 6
+# 7: a repository dataclass named like the transformers class it extends
+#    (``TrainingArguments(transformers.TrainingArguments)``) keeps that class's fields in the table.
+CHUNKING_VERSION = 7
 
 from ragcode.chunking.scripts import extract_flags, link_cli  # noqa: E402
 from ragcode.chunking.pipeline import (  # noqa: E402

@@ -172,10 +172,7 @@ def _dataclass_flags(name: str, classes: dict[str, Any], seen: set[str], line: i
     seen.add(short)
     cls = classes.get(short)
     if cls is None:
-        known = KNOWN_DATACLASSES.get(short)
-        if known is None:
-            return None
-        return [_known_flag(d, f"{short} (transformers)", line) for d in known]
+        return _known_flags(short, line)
     out: list[Flag] = []
     bases = cls.child_by_field_name("superclasses")
     for base in (bases.named_children if bases is not None else []):
@@ -184,7 +181,10 @@ def _dataclass_flags(name: str, classes: dict[str, Any], seen: set[str], line: i
         base_name = _text(base)
         if base_name.rsplit(".", 1)[-1] in ("object", "ABC", "Generic"):
             continue
-        inherited = _dataclass_flags(base_name, classes, seen, base.start_point[0] + 1)
+        if base.type == "attribute" and base_name.rsplit(".", 1)[-1] == short:  # shadows its base:
+            inherited = _known_flags(short, base.start_point[0] + 1)  # TrainingArguments(transformers.TrainingArguments)
+        else:
+            inherited = _dataclass_flags(base_name, classes, seen, base.start_point[0] + 1)
         if inherited is None:
             return None
         out.extend(inherited)
@@ -194,6 +194,12 @@ def _dataclass_flags(name: str, classes: dict[str, Any], seen: set[str], line: i
             out = [f for f in out if f.dest != flag.dest or f.action != flag.action]  # overridden
             out.append(flag)
     return out
+
+
+def _known_flags(short: str, line: int) -> list[Flag] | None:
+    """One of transformers' own dataclasses from the ``hf_known`` table; None when not known."""
+    known = KNOWN_DATACLASSES.get(short)
+    return None if known is None else [_known_flag(d, f"{short} (transformers)", line) for d in known]
 
 
 def hf_flags(root: Any, calls: list[Any]) -> list[Flag]:
