@@ -291,10 +291,22 @@ if __name__ == "__main__":
 """
 
 
+HF_SUBCLASS = HF_TRAIN.replace("\n\nif __name__", """
+
+@dataclass
+class TrainingArguments(transformers.TrainingArguments):
+    model_max_length: int = field(default=512)
+
+
+if __name__""").replace("transformers.TrainingArguments))", "TrainingArguments))")
+
+
 def _hf(root: Path) -> Path:
-    """A trainer whose flags are the repository's own dataclass and transformers' TrainingArguments."""
+    """A trainer whose flags are the repository's own dataclass and transformers' TrainingArguments,
+    used as it is (hf_train.py) and through the repository's subclass (hf_sub.py)."""
     repo = make_check_repo(root)
     (repo / "hf_train.py").write_text(HF_TRAIN)
+    (repo / "hf_sub.py").write_text(HF_SUBCLASS)
     return repo
 
 

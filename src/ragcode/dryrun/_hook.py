@@ -211,22 +211,28 @@ def _argparse_spec(parser):
 def _library_fields(parser):
     """For a parser built from dataclasses (``HfArgumentParser``): those an installed library
     declares, not the repository, as ``"transformers 5.2.0's TrainingArguments"``: their fields
-    change between that library's versions."""
+    change between that library's versions. A repository's subclass (``class
+    TrainingArguments(transformers.TrainingArguments)``) names the library class it extends."""
     from importlib import metadata
 
     out = []
     for kind in getattr(parser, "dataclass_types", None) or ():
-        module = sys.modules.get(getattr(kind, "__module__", ""))
-        path = os.path.abspath(getattr(module, "__file__", None) or ROOT)
-        if path.startswith(ROOT + os.sep):
+        base = next((k for k in getattr(kind, "__mro__", ())
+                     if "__dataclass_fields__" in vars(k) and not _in_repository(k)), None)
+        if base is None:
             continue
-        package = kind.__module__.split(".")[0]
+        package = base.__module__.split(".")[0]
         try:
             version = metadata.version(package)
         except Exception:  # noqa: BLE001 - not a distribution of that name
             version = "(version unknown)"
-        out.append(f"{package} {version}'s {kind.__name__}")
+        out.append(f"{package} {version}'s {base.__name__}")
     return out
+
+
+def _in_repository(kind):
+    module = sys.modules.get(getattr(kind, "__module__", ""))
+    return os.path.abspath(getattr(module, "__file__", None) or ROOT).startswith(ROOT + os.sep)
 
 
 def _parse_wrapper(name, original):
@@ -311,7 +317,8 @@ def _arm(caller):
             exc = state["exc"]
             if exc is not None and not in_script:
                 emit("rejected", message=f"{type(exc).__name__}: {exc}", parser=_PENDING.get("parser"),
-                     unrecognized=_PENDING.get("unrecognized", []), versioned=_PENDING.get("versioned", []))
+                     unrecognized=_PENDING.get("unrecognized", []), versioned=_PENDING.get("versioned", []),
+                     spec=_PENDING.get("spec", []))
             finish_pending()
         return local
 
