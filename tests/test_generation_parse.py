@@ -25,6 +25,11 @@ from ragcode.generation.parse import classify, parse_answer
     # unlabelled fence
     ("```\nbash scripts/train.sh 4 0.001\n```", "bash scripts/train.sh 4 0.001", "bash"),
     ("```sh\n$ python demo.py --input a.jpg\n```", "python demo.py --input a.jpg", "bash"),
+    # a README's whole prompt copied before the command: conda env, folder, user@host
+    ("```\n(robodiff)[diffusion_policy]$ conda activate robodiff\n(robodiff)[diffusion_policy]$ python "
+     "train.py --x 1\n```", "conda activate robodiff\npython train.py --x 1", "bash"),
+    ("Run:\nuser@host:~/repo$ python train.py --x 1", "python train.py --x 1", "bash"),
+    ("```bash\necho cost$ 5\n```", "echo cost$ 5", "bash"),  # no command after it: no prompt
     # setup block first, then the real command: the command wins
     ("First install the requirements:\n```bash\npip install -r requirements.txt\n```\n"
      "Then run:\n```bash\ncd examples\npython run.py --epochs 5\n```",

@@ -311,6 +311,19 @@ _COMMAND_START = re.compile(
     rf"^\s*(?:\$\s+|!)?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:{_COMMAND_WORDS})(?!\s*=)(?:\s|$)")
 
 
+_PROMPT = re.compile(r"^(\s*)(?:\([^()\s]+\)\s*)?[^\s$()]*\$\s+(?=\S)")
+
+
+def without_prompt(line: str) -> str:
+    """``line`` without a shell prompt copied before its command (``(env) $ ``, ``user@host:~/x$ ``,
+    ``(env)[repo]$ ``); kept whole when what follows the prompt does not start like a command."""
+    m = _PROMPT.match(line)
+    if m is None:
+        return line
+    rest = m.group(1) + line[m.end():]
+    return rest if starts_like_command(rest) else line
+
+
 def starts_like_command(line: str) -> bool:
     """Whether a line reads as a shell command: an optional ``$ `` or ``!`` prompt, ``VAR=value``
     prefixes, then a launcher, a wrapper, a common shell command (``cd``, ``pip``, ``git``,

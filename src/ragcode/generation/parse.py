@@ -10,7 +10,7 @@ and whether it is a bash command or a Python script.
 - Without fences, the first command line (``python x.py ...``, ``bash run.sh``, ``$ ...``), its
   backslash continuations and the command lines right after it (``cd demo`` then ``python demo.py
   ...``) are taken; else the text if it is valid Python; else the text as is.
-- Shell prompts (``$ ``) are removed; a backslash followed by trailing spaces is repaired so the
+- Shell prompts (``$ ``, and ``(env) $ ``, ``user@host:~/x$ `` before a command) are removed; a backslash followed by trailing spaces is repaired so the
   continuation still works.
 - A line is a shell command when ``ragcode.shell.starts_like_command`` says so (a launcher,
   wrapper or common shell command first, after any ``$ ``/``!`` prompt and ``VAR=value``).
@@ -26,7 +26,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from ragcode.shell import parse_command, starts_like_command
+from ragcode.shell import parse_command, starts_like_command, without_prompt
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)([^\n]*)\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
                     re.DOTALL | re.MULTILINE)
@@ -115,7 +115,7 @@ def _only_setup(body: str) -> bool:
 
 
 def _clean(body: str, shell: bool) -> str:
-    lines = body.strip("\n").splitlines()
+    lines = [without_prompt(ln) for ln in body.strip("\n").splitlines()]
     if shell or (lines and starts_like_command(lines[0])):
         lines = [re.sub(r"^(\s*)\$\s+", r"\1", ln) for ln in lines]
     # rstrip also repairs "\\  " (a continuation broken by trailing spaces)
@@ -125,7 +125,7 @@ def _clean(body: str, shell: bool) -> str:
 def _from_prose(text: str) -> str:
     if _parses(text):  # an unfenced script
         return text.strip()
-    lines = text.strip().splitlines()
+    lines = [without_prompt(ln) for ln in text.strip().splitlines()]
     for i, line in enumerate(lines):
         if starts_like_command(line) and not _parses(line.strip().lstrip("$ ")):
             cmd: list[str] = []
