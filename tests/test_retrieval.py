@@ -178,7 +178,7 @@ def test_pack_never_exceeds_budget(seed):
         budget=budget, unit=unit, merge_adjacent=rng.random() < 0.5,
         order=rng.choice(["score", "path"]), strip=rng.random() < 0.5,
         compact=rng.choice(["none", "whitespace", "words"]),
-        compact_code=rng.choice(["keep", "imports", "compact"])))
+        compact_code=rng.choice(["keep", "imports", "commands", "compact"])))
     size = len(ctx.text) if unit == "chars" else count_tokens(ctx.text)
     assert size <= budget
     assert ctx.budget == budget and ctx.unit == unit
@@ -226,6 +226,17 @@ def test_compaction_code_policy_keeps_examples_whole():
     assert len(Compactor("words", "compact").filter(code, code=True)) < len(code)
     with pytest.raises(ValueError):
         Compactor("words", "everything")
+
+
+def test_commands_code_policy_keeps_a_command_line_whose_words_came_earlier():
+    from ragcode.retrieval.packing import Compactor
+
+    doc = ["Use python and the train.py script.", "Then train the model:", "```bash", "python train.py", "```",
+           "```bash", "python train.py", "train(model)", "```"]
+    commands = Compactor("words", "commands").filter(doc)
+    assert commands.count("python train.py") == 1  # kept once: a verbatim repeat still goes
+    assert "train(model)" not in commands  # other code is compacted like prose
+    assert "python train.py" not in Compactor("words", "compact").filter(doc)
 
 
 def test_pack_compacted_is_smaller_and_has_same_words():

@@ -211,10 +211,11 @@ class ContextConfig(_Section):
     # repeats), "words" (+ lines whose words all appeared earlier in the context)
     compact: Literal["none", "whitespace", "lines", "words"] = "words"
     # how compaction treats code (fenced lines, code and CLI pieces): "keep" every line,
-    # "imports" (also drop repeated import lines), "compact" it like prose, or "auto": "imports"
+    # "imports" (also drop repeated import lines), "commands" (like prose, but a shell command
+    # line goes only when repeated verbatim), "compact" it like prose, or "auto": "imports"
     # when the instruction asks for a Python answer in so many words (its examples are copied as
     # programs: compacting cuts the line that opens a call), "compact" otherwise
-    compact_code: Literal["auto", "keep", "imports", "compact"] = "auto"
+    compact_code: Literal["auto", "keep", "imports", "commands", "compact"] = "auto"
     # drop images, web-link addresses and HTML tags from documentation pieces (fenced code and
     # links to repository files are kept): room for more of the text that says how to run things
     strip_markup: bool = True

@@ -23,6 +23,7 @@ from ragcode.asked import asked_kind
 from ragcode.chunking.markdown import fence_mask
 from ragcode.config import ContextConfig
 from ragcode.retrieval.markup import strip_markup
+from ragcode.shell import starts_like_command
 from ragcode.textfit import fitting_line_count
 from ragcode.types import Chunk, Context, Hit
 
@@ -115,7 +116,7 @@ COMPACT_LEVELS = ("none", "whitespace", "lines", "words")
 
 
 _IMPORT = re.compile(r"^(?:import\s+\S|from\s+\S+\s+import\s)")
-CODE_POLICIES = ("keep", "imports", "compact")
+CODE_POLICIES = ("keep", "imports", "commands", "compact")
 
 
 class Compactor:
@@ -132,8 +133,10 @@ class Compactor:
     verbatim (the same ``import torch`` in every example); ``compact`` treats code like prose,
     which saves the most room but can cut an argument line or a closing bracket out of a call
     (``model = TransformerWrapper(`` goes when its words came earlier, and a model copying the
-    example writes the arguments under an import). The setting ``auto`` is decided per
-    instruction by ``pack``: ``imports`` when it asks for Python in so many words, else ``compact``.
+    example writes the arguments under an import); ``commands`` compacts code like prose but for
+    a shell command line, which goes only when repeated verbatim (``python train.py`` stays although
+    the prose said "the train.py script"). The setting ``auto`` is decided per instruction by
+    ``pack``: ``imports`` when it asks for Python in so many words, else ``compact``.
     Fence lines are always kept so markdown structure survives.
     """
 
@@ -152,6 +155,8 @@ class Compactor:
         covered = self.level >= 3 and bool(words) and words <= self.seen_words
         if not is_code or self.code == "compact":
             return repeated or covered
+        if self.code == "commands":
+            return repeated or covered and not starts_like_command(key)
         return self.code == "imports" and repeated and bool(_IMPORT.match(key))
 
     def filter(self, lines: list[str], code: bool = False, memo: _Memo | None = None) -> list[str]:
