@@ -133,7 +133,19 @@ def test_a_callable_imported_by_name_is_the_same_callable(tmp_path: Path) -> Non
     same = 'from speech import load_model\nmodel = load_model("base", device="cpu")\n'
     assert scorer.score_sample(task, f"```python\n{same}```", 0, ctx).passed
     wrong = scorer.score_sample(task, f"```python\n{same.replace('cpu', 'cuda')}```", 0, ctx)
-    assert not wrong.passed and "speech.load_model.device" in wrong.detail
+    assert not wrong.passed and "speech/__init__.py:load_model.device" in wrong.detail
+
+
+def test_one_file_imported_under_two_module_names_is_one_callable(tmp_path: Path) -> None:
+    repos = tmp_path / "repos"
+    write(repos / "9999", {"src/speech.py": "def load(name, device='cuda'):\n    return name\n"})
+    task = Task(id=1, github_id=9999, instruction="load the base model", type="Python Code", path="src",
+                output='import speech\nmodel = speech.load("base")\n')
+    scorer, ctx = _scoring(tmp_path, repos)
+    from_root = 'from src.speech import load\nmodel = load("base")\n'
+    assert scorer.score_sample(task, f"```python\n{from_root}```", 0, ctx).passed
+    wrong = scorer.score_sample(task, f"```python\n{from_root.replace('base', 'large')}```", 0, ctx)
+    assert not wrong.passed and "src/speech.py:load.name" in wrong.detail
 
 
 def test_a_callable_a_package_re_exports_is_the_one_where_it_is_defined(tmp_path: Path) -> None:
@@ -146,7 +158,7 @@ def test_a_callable_a_package_re_exports_is_the_one_where_it_is_defined(tmp_path
     scorer, ctx = _scoring(tmp_path, repos)
     assert scorer.score_sample(task, "```python\nfrom vit.model import ViT\nv = ViT(dim=8)\n```", 0, ctx).passed
     wrong = scorer.score_sample(task, "```python\nfrom vit.model import ViT\nv = ViT(dim=4)\n```", 0, ctx)
-    assert not wrong.passed and "vit.model.ViT.dim=8" in wrong.detail
+    assert not wrong.passed and "vit/model.py:ViT.dim=8" in wrong.detail
     # a class of the same name defined elsewhere is another callable
     other = scorer.score_sample(task, "```python\nfrom vit.other import ViT\nv = ViT(dim=8)\n```", 0, ctx)
     assert not other.passed and not other.checks["entry"]

@@ -39,8 +39,10 @@ def qualified_names(result: Any) -> dict[str, str]:
     """A Python answer's callables as written -> where the dry run found them defined, else as
     imported from their module (``load_model`` after ``from whisper import load_model`` and
     ``whisper.load_model`` are one callable; so are ``ViT`` from ``vit_pytorch`` and from
-    ``vit_pytorch.vit``, where the package's ``__init__`` imports it from)."""
-    defined = {str(v.get("name", "")): str(v["defined"]) for v in result.calls if v.get("defined")}
+    ``vit_pytorch.vit``, where the package's ``__init__`` imports it from). A callable of a
+    repository file is named by that file (``src/encoder.py:get_encoder``), so ``encoder`` imported
+    from ``src/`` and ``src.encoder`` imported from the root are one module."""
+    defined = {str(v.get("name", "")): str(v.get("where") or v["defined"]) for v in result.calls if v.get("defined")}
     return {str(c.get("name", "")): defined.get(str(c.get("name", "")))
             or ".".join([str(c.get("module", "")), *map(str, c.get("attrs", []))])
             for c in result.entry.calls if c.get("module")}

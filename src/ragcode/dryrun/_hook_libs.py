@@ -218,6 +218,9 @@ def _check_calls(calls):
         defined = _defined_name(obj) if not call.get("instance") else ""
         if defined:
             verdict["defined"] = defined
+            where = _defined_file(obj)
+            if where:
+                verdict["where"] = f"{where}:{obj.__qualname__}"
         if isinstance(obj, (_Stub, _StubModule)):
             verdict.update(status="unreached", message="stubbed")
         elif call.get("instance"):
@@ -239,6 +242,19 @@ def _defined_name(obj):
         return ""
     module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
     return f"{module}.{qualname}" if isinstance(module, str) and isinstance(qualname, str) else ""
+
+
+def _defined_file(obj):
+    """The repository file that defines ``obj``, relative to its root ("" outside it): one file
+    imported under two module names (``encoder`` from ``src/``, ``src.encoder`` from the root) is
+    one definition."""
+    import inspect
+
+    try:
+        path = os.path.abspath(inspect.getsourcefile(obj) or "")
+    except (TypeError, OSError):
+        return ""
+    return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else ""
 
 
 def _bind_method(cls, call, inspect):
