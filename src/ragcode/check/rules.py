@@ -310,8 +310,8 @@ _DECLARED = (
         "": "{target}'s own parser refuses the command ({message}), but its fields come from {fields}, which "
             "change between versions: check the flag against the version the repository pins"},
         "the parser that refuses an unknown flag is built from dataclasses an installed library declares "
-        "(`HfArgumentParser` over transformers' `TrainingArguments`: `--evaluation_strategy` is gone from "
-        "transformers 5); what it accepts depends on the installed version, so the refusal is a warning naming "
+        "(`HfArgumentParser` over transformers' `TrainingArguments`, or over a repository class that extends it: "
+        "`--evaluation_strategy` is gone from transformers 5); what it accepts depends on the installed version, so the refusal is a warning naming "
         "the library and its version, not an error",
         (RuleCase("python hf_train.py --output_dir out --evaluation_strategy steps", repo="hf",
                   target="hf_train.py"),),
