@@ -306,6 +306,14 @@ _DECLARED = (
         fix="certain", fixed_by=("certain",),
         quiet=(RuleCase("from pkg.unet import make_unet\ndim = 64\ndim_mults = (1, 2)\n"
                         "m = make_unet(dim, dim_mults=dim_mults)\n", answer_type=_PY),)),
+    Rule("parse-machine", "parse", WARNING, 0.5, {
+        "": "{target}'s own parser takes the command, then a library refused it for this machine, which has no "
+            "GPU ({message}): it should run where the repository's hardware is"},
+        "the parser took the command and a library's check after it refused this machine (transformers' "
+        "`TrainingArguments` on `--bf16 True` or `--tf32 True` without a GPU; the dry run's sandbox never has "
+        "one): the command is accepted, with a warning that says so",
+        (RuleCase("python hf_train.py --output_dir out --bf16 True", repo="hf", target="hf_train.py"),),
+        quiet=(RuleCase("python hf_train.py --output_dir out --bf16 False", repo="hf"),)),
     Rule("parse-version", "parse", WARNING, 0.5, {
         "": "{target}'s own parser refuses the command ({message}), but its fields come from {fields}, which "
             "change between versions: check the flag against the version the repository pins"},

@@ -20,6 +20,7 @@ import importlib.abc
 import importlib.util
 import json
 import os
+import re
 import sys
 import types
 import zlib
@@ -295,6 +296,14 @@ for _name in ("parse_args", "parse_known_args", "parse_intermixed_args"):
     setattr(argparse.ArgumentParser, _name, _parse_wrapper(_name, getattr(argparse.ArgumentParser, _name)))
 
 
+# what a library says after the parse when the machine has no accelerator (the sandbox never has
+# one): transformers' TrainingArguments on --bf16 / --tf32 / --fp16, torch without CUDA
+_NO_ACCELERATOR = re.compile(
+    r"doesn't support bf16/gpu|requires Ampere or a newer GPU|mixed precision requires a GPU|requires a GPU"
+    r"|Torch not compiled with CUDA enabled|Found no NVIDIA driver|no CUDA-capable device|CUDA is not available",
+    re.IGNORECASE)
+
+
 def _arm(caller):
     """After a partial parse: stop when the library call that made it returns to the script, or
     after a few more lines of the script itself; a second parse decides first."""
@@ -316,6 +325,8 @@ def _arm(caller):
         elif event == "return":
             exc = state["exc"]
             if exc is not None and not in_script:
+                if _NO_ACCELERATOR.search(str(exc)) and not _PENDING.get("unrecognized"):  # it looked at the machine
+                    emit(**{**_PENDING, "machine": f"{type(exc).__name__}: {exc}"[:300]})
                 emit("rejected", message=f"{type(exc).__name__}: {exc}", parser=_PENDING.get("parser"),
                      unrecognized=_PENDING.get("unrecognized", []), versioned=_PENDING.get("versioned", []),
                      spec=_PENDING.get("spec", []))

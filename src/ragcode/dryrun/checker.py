@@ -6,6 +6,9 @@ has spoken.
   parser's own message; a flag unknown to a parser whose fields an installed library declares
   (``HfArgumentParser`` over transformers' ``TrainingArguments``) is a warning, ``parse-version``:
   those fields differ between the library's versions, and the repository may pin another;
+- the parser took the command and a library then refused it on this machine's account (no GPU:
+  transformers' ``--bf16`` / ``--tf32`` checks): a warning, ``parse-machine``, the command being
+  accepted (on the user's GPU the same check passes);
 - a Python call bound with a variable named after another parameter of the callee in a positional
   place (``Unet1D(dim, dim_mults, channels)``: ``dim_mults`` lands in ``init_dim``): an error,
   ``misbound-positional``, whose certain fix writes those variables as keywords;
@@ -76,6 +79,9 @@ def _verdict(result: ParseResult) -> list[Finding]:
                             WARNING, entry.line, entry.target)]
         return [Finding("parse", "parse-rejected", say("parse-rejected", target=_target(result), message=message),
                         ERROR, entry.line, entry.target)]
+    if result.status == ACCEPTED and result.machine:
+        return [Finding("parse", "parse-machine", say("parse-machine", target=_target(result), message=result.machine),
+                        WARNING, entry.line, entry.target)]
     if result.status == ACCEPTED and result.unrecognized:
         words = " ".join(result.unrecognized)
         return [Finding("parse", "ignored-args", f"{_target(result)} parses with parse_known_args and never "

@@ -43,6 +43,9 @@ class ParseResult:
     spec: list[dict[str, Any]] = field(default_factory=list)
     # a refusing parser's fields that an installed library declares ("transformers 5.2.0's TrainingArguments")
     versioned: list[str] = field(default_factory=list)
+    # accepted by the parser, then refused after it by a library's look at this machine (no GPU):
+    # that refusal's message ("ValueError: Your setup doesn't support bf16/gpu. ...")
+    machine: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -160,12 +160,15 @@ class DryRunner:
     @staticmethod
     def _result(entry: Entry, record: dict[str, Any]) -> ParseResult:
         fields = {k: record[k] for k in ("params", "explicit", "unrecognized", "message", "parser", "calls",
-                                         "stubbed", "cut", "cause", "spec", "versioned") if k in record}
+                                         "stubbed", "cut", "cause", "spec", "versioned", "machine")
+                  if k in record}
         if not isinstance(fields.get("params", {}), dict):
             fields["params"] = {}
         for listed in ("spec", "versioned"):
             if not isinstance(fields.get(listed, []), list):
                 fields[listed] = []
+        if not isinstance(fields.get("machine", ""), str):
+            fields["machine"] = ""
         return ParseResult(str(record.get("status", UNREACHED)), entry, **fields)
 
     def _executor_for(self) -> Any:
