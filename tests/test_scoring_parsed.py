@@ -15,19 +15,20 @@ from ragcode.types import Task
 pytestmark = needs_bwrap
 
 
-def _scoring(tmp_path: Path, repos: Path) -> tuple[Any, ScoreContext]:
-    """The ``parsed`` scorer and a context over ``repos``, its dry-run cache under ``tmp_path``."""
+def _scoring(tmp_path: Path, files: dict[str, str]) -> tuple[Any, ScoreContext]:
+    """The ``parsed`` scorer and a context over repository 9999 made of ``files``, its dry-run
+    cache under ``tmp_path``."""
+    repos = tmp_path / "repos"
+    write(repos / "9999", files)
     config = Config()
     config.index.cache_dir = str(tmp_path / "cache")
     return load_scorer("parsed"), ScoreContext(repos, config)
 
 
 def _score(tmp_path: Path, output: str, reference: str = "python train.py --lr 0.001 --model-type vit_l") -> object:
-    repos = tmp_path / "repos"
-    write(repos / "9999", {"train.py": ARGPARSE, "hand.py": "import sys\nprint(sys.argv)\n"})
     task = Task(id=1, github_id=9999, instruction="train vit_l with lr 0.001", type="Bash Script", output=reference,
                 arguments={"lr": "0.001"})
-    scorer, ctx = _scoring(tmp_path, repos)
+    scorer, ctx = _scoring(tmp_path, {"train.py": ARGPARSE, "hand.py": "import sys\nprint(sys.argv)\n"})
     return scorer.score_sample(task, output, 0, ctx)
 
 
@@ -70,12 +71,10 @@ def test_the_instructions_value_wins_over_a_reference_that_disagrees(tmp_path: P
 def test_a_python_m_reference_is_read_as_a_shell_command_and_passes_its_own_policy(tmp_path: Path) -> None:
     """``python -m pkg ...`` names no ``.py``: read by ML-Bench's text rule it was run as Python
     code, its parse was never accepted, and right answers fell back to the text checks."""
-    repos = tmp_path / "repos"
-    write(repos / "9999", {"pkg/__init__.py": "", "pkg/__main__.py": ARGPARSE})
     reference = "python -m pkg --lr 0.001 --model-type vit_l"
     task = Task(id=1, github_id=9999, instruction="run pkg on vit_l with lr 0.001", type="Bash Script",
                 output=reference, arguments={"lr": "0.001"})
-    scorer, ctx = _scoring(tmp_path, repos)
+    scorer, ctx = _scoring(tmp_path, {"pkg/__init__.py": "", "pkg/__main__.py": ARGPARSE})
     right = scorer.score_sample(task, "python -m pkg --model-type=vit_l --lr 1e-3", 0, ctx)
     assert right.passed and "text checks only" not in right.detail
     wrong = scorer.score_sample(task, "python -m pkg --model-type vit_b --lr 1e-3", 0, ctx)
@@ -85,12 +84,10 @@ def test_a_python_m_reference_is_read_as_a_shell_command_and_passes_its_own_poli
 def test_a_path_written_from_another_folder_is_the_same_value(tmp_path: Path) -> None:
     """``cd demo`` then ``../configs/x.yaml`` names the reference's ``configs/x.yaml``; an unfenced
     multi-line answer is read whole (before, only its ``cd`` line was scored)."""
-    repos = tmp_path / "repos"
-    write(repos / "9999", {"demo/train.py": ARGPARSE, "configs/x.yaml": "a: 1\n"})
     reference = "python demo/train.py --lr 0.001 --opts cfg configs/x.yaml"
     task = Task(id=1, github_id=9999, instruction="train with lr 0.001 and the x config", type="Bash Script",
                 output=reference, arguments={"lr": "0.001"})
-    scorer, ctx = _scoring(tmp_path, repos)
+    scorer, ctx = _scoring(tmp_path, {"demo/train.py": ARGPARSE, "configs/x.yaml": "a: 1\n"})
     moved = scorer.score_sample(task, "cd demo\npython train.py --lr 0.001 --opts cfg ../configs/x.yaml", 0, ctx)
     assert moved.passed, moved.detail
     other = scorer.score_sample(task, "cd demo\npython train.py --lr 0.001 --opts cfg ../x.yaml", 0, ctx)
@@ -113,23 +110,19 @@ main()
 def test_a_click_option_the_reference_leaves_out_is_not_compared(tmp_path: Path) -> None:
     """An option without a default, left out by the reference, is not one the reference sets:
     an answer that writes it is judged on the reference's own values."""
-    repos = tmp_path / "repos"
-    write(repos / "9999", {"train.py": CLICK_TRAIN})
     task = Task(id=1, github_id=9999, instruction="train into out", type="Bash Script",
                 output="python train.py --outdir out")
-    scorer, ctx = _scoring(tmp_path, repos)
+    scorer, ctx = _scoring(tmp_path, {"train.py": CLICK_TRAIN})
     assert scorer.score_sample(task, "python train.py --outdir out --aug ada", 0, ctx).passed
     wrong = scorer.score_sample(task, "python train.py --outdir elsewhere --aug ada", 0, ctx)
     assert not wrong.passed and "outdir='out'" in wrong.detail
 
 
 def test_a_callable_imported_by_name_is_the_same_callable(tmp_path: Path) -> None:
-    repos = tmp_path / "repos"
-    write(repos / "9999", {"speech/__init__.py": "def load_model(name, device='cuda'):\n    return name\n"})
     reference = 'import speech\nmodel = speech.load_model("base", device="cpu")\n'
     task = Task(id=1, github_id=9999, instruction="load the base model on the cpu", type="Python Code",
                 output=reference)
-    scorer, ctx = _scoring(tmp_path, repos)
+    scorer, ctx = _scoring(tmp_path, {"speech/__init__.py": "def load_model(name, device='cuda'):\n    return name\n"})
     same = 'from speech import load_model\nmodel = load_model("base", device="cpu")\n'
     assert scorer.score_sample(task, f"```python\n{same}```", 0, ctx).passed
     wrong = scorer.score_sample(task, f"```python\n{same.replace('cpu', 'cuda')}```", 0, ctx)
@@ -137,11 +130,9 @@ def test_a_callable_imported_by_name_is_the_same_callable(tmp_path: Path) -> Non
 
 
 def test_one_file_imported_under_two_module_names_is_one_callable(tmp_path: Path) -> None:
-    repos = tmp_path / "repos"
-    write(repos / "9999", {"src/speech.py": "def load(name, device='cuda'):\n    return name\n"})
     task = Task(id=1, github_id=9999, instruction="load the base model", type="Python Code", path="src",
                 output='import speech\nmodel = speech.load("base")\n')
-    scorer, ctx = _scoring(tmp_path, repos)
+    scorer, ctx = _scoring(tmp_path, {"src/speech.py": "def load(name, device='cuda'):\n    return name\n"})
     from_root = 'from src.speech import load\nmodel = load("base")\n'
     assert scorer.score_sample(task, f"```python\n{from_root}```", 0, ctx).passed
     wrong = scorer.score_sample(task, f"```python\n{from_root.replace('base', 'large')}```", 0, ctx)
@@ -149,13 +140,11 @@ def test_one_file_imported_under_two_module_names_is_one_callable(tmp_path: Path
 
 
 def test_a_callable_a_package_re_exports_is_the_one_where_it_is_defined(tmp_path: Path) -> None:
-    repos = tmp_path / "repos"
-    write(repos / "9999", {"vit/__init__.py": "from vit.model import ViT\n",
-                           "vit/model.py": "class ViT:\n    def __init__(self, dim, depth=1):\n        self.dim = dim\n",
-                           "vit/other.py": "class ViT:\n    def __init__(self, dim, depth=1):\n        self.dim = dim\n"})
     task = Task(id=1, github_id=9999, instruction="a ViT of dimension 8", type="Python Code",
                 output="from vit import ViT\nv = ViT(dim=8)\n")
-    scorer, ctx = _scoring(tmp_path, repos)
+    scorer, ctx = _scoring(tmp_path, {"vit/__init__.py": "from vit.model import ViT\n",
+                                      "vit/model.py": "class ViT:\n    def __init__(self, dim, depth=1):\n        self.dim = dim\n",
+                                      "vit/other.py": "class ViT:\n    def __init__(self, dim, depth=1):\n        self.dim = dim\n"})
     assert scorer.score_sample(task, "```python\nfrom vit.model import ViT\nv = ViT(dim=8)\n```", 0, ctx).passed
     wrong = scorer.score_sample(task, "```python\nfrom vit.model import ViT\nv = ViT(dim=4)\n```", 0, ctx)
     assert not wrong.passed and "vit/model.py:ViT.dim=8" in wrong.detail
@@ -165,8 +154,10 @@ def test_a_callable_a_package_re_exports_is_the_one_where_it_is_defined(tmp_path
 
 
 def test_a_python_answer_may_call_more_and_its_methods_values_are_compared(tmp_path: Path) -> None:
-    repos = tmp_path / "repos"
-    write(repos / "9999", {"tok/__init__.py": """
+    reference = 'from tok import Tokenizer\nt = Tokenizer()\nt.train(open("a.txt").read(), 512)\n'
+    task = Task(id=1, github_id=9999, instruction="train a tokenizer on a.txt to 512 tokens", type="Python Code",
+                output=reference)
+    scorer, ctx = _scoring(tmp_path, {"tok/__init__.py": """
         class Value:
             def __init__(self, data):
                 self.data = data
@@ -174,10 +165,6 @@ def test_a_python_answer_may_call_more_and_its_methods_values_are_compared(tmp_p
             def train(self, text, vocab_size, verbose=False):
                 pass
         """})
-    reference = 'from tok import Tokenizer\nt = Tokenizer()\nt.train(open("a.txt").read(), 512)\n'
-    task = Task(id=1, github_id=9999, instruction="train a tokenizer on a.txt to 512 tokens", type="Python Code",
-                output=reference)
-    scorer, ctx = _scoring(tmp_path, repos)
     more = 'from tok import Tokenizer, Value\nv = Value(1.0)\nm = Tokenizer()\nm.train(open("a.txt").read(), 512)\n'
     assert scorer.score_sample(task, f"```python\n{more}```", 0, ctx).passed  # Value on top is no harm
     wrong = scorer.score_sample(task, f"```python\n{more.replace('512', '256')}```", 0, ctx)

@@ -233,7 +233,7 @@ def _library_fields(parser):
 
 def _in_repository(kind):
     module = sys.modules.get(getattr(kind, "__module__", ""))
-    return os.path.abspath(getattr(module, "__file__", None) or ROOT).startswith(ROOT + os.sep)
+    return _inside(ROOT, getattr(module, "__file__", None) or ROOT) is not None  # _hook_deps.py's
 
 
 def _parse_wrapper(name, original):

@@ -251,10 +251,10 @@ def _defined_file(obj):
     import inspect
 
     try:
-        path = os.path.abspath(inspect.getsourcefile(obj) or "")
+        source = inspect.getsourcefile(obj)
     except (TypeError, OSError):
         return ""
-    return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else ""
+    return (_inside(ROOT, source) or "") if source else ""
 
 
 def _bind_method(cls, call, inspect):
