@@ -198,3 +198,18 @@ def test_a_colour_format_is_said_by_its_number_of_channels(tmp_path):
     # one channel is grayscale, not RGB: still missing
     gray = "from nets import Generator\nG = Generator(z_dim=512, img_resolution=256, img_channels=1)\n"
     assert _codes(gray, repo, ask, ".", "python") == ["missing-value"]
+
+
+def test_a_range_is_said_by_its_two_numbers_even_as_two_parameters(tmp_path):
+    values = {v.spelling: v for v in read_instruction("crops at scales 0.14-1 and 0.05-0.14").values}
+    assert (values["0.14-1"].kind, values["0.14-1"].numbers) == ("range", (0.14, 1.0))
+    repo = build_golden_repos(tmp_path)["outside"]
+    # 1. is the float 1 in code: both ends given, in two flags, say the range
+    said = "python lm_main.py --dropout 0.14 --dropout 1. --dropout 0.05"  # (duplicate-flag aside)
+    assert "missing-value" not in _codes(said, repo, "Use dropouts 0.14-1 and 0.05-0.14.")
+    assert _codes("python lm_main.py --dropout 1.", repo, "Use a dropout of 1.") == []
+    # a range with one end or neither given is missing
+    assert "missing-value" in _codes("python lm_main.py --dropout 0.3", repo, "Use dropouts 0.14-1.")
+    assert "missing-value" in _codes("python lm_main.py --dropout 0.14", repo, "Use dropouts 0.14-1.")
+    # a plain number the answer lacks is still missing
+    assert _codes("python lm_main.py --dropout 2.", repo, "Use a dropout of 1.") == ["missing-value"]

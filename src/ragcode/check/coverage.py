@@ -34,7 +34,7 @@ from ragcode.check.answer import code_text, read_answer
 from ragcode.check.instruction import read_instruction
 from ragcode.check.meaning import said, squash
 from ragcode.check.spellings import code_spells
-from ragcode.check.words import NUMBER_IN_TEXT, number_value
+from ragcode.check.words import NUMBER_IN_CODE, number_value
 from ragcode.check.words import without_thousands as without_thousands
 
 _TOKEN = re.compile(r"~?[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")  # ~ too: ~/x and ~x are paths the answer wrote
@@ -99,7 +99,7 @@ class CoverageChecker:
         runs = code_text(code, answer_type)  # a value retold in a comment lands in no parameter
         text = runs.lower()
         squashed = squash(runs) + " " + squash(ctx.workdir)  # the folder it runs in names a model too
-        numbers = {x for x in (number_value(t) for t in NUMBER_IN_TEXT.findall(runs)) if x is not None}
+        numbers = {x for x in (number_value(t) for t in NUMBER_IN_CODE.findall(runs)) if x is not None}
         found = []
         places: list[str] | None = None  # read once, when a value needs them
         for value in read_instruction(ctx.instruction).values:

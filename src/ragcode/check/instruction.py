@@ -28,9 +28,10 @@ from ragcode.check.words import NUMBER_IN_TEXT, number_kind, number_value, stopw
 @dataclass(frozen=True)
 class Value:
     """A value the instruction names: as spelled, its kind (``int``, ``float``, ``quoted``,
-    ``word``, ``measure``) and what it is worth as a number (None: it is none; a quoted ``'100'``
+    ``word``, ``measure``, ``range``) and what it is worth as a number (None: it is none; a quoted ``'100'``
     is 100). A ``measure`` is a number said with its unit or as a size (``128-dim``, ``3-layer``,
-    ``512-pixel``, ``64x64``, ``75%``): ``numbers`` holds the numbers it says (for a percentage,
+    ``512-pixel``, ``64x64``, ``75%``); a ``range`` two numbers joined by a dash (``0.14-1``,
+    often two parameters). ``numbers`` holds the numbers it says (for a percentage,
     either form: 75 and 0.75)."""
 
     spelling: str
@@ -87,6 +88,7 @@ _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}")
 # a number with its unit (128-dim, 3-layer, 512-pixel) or a size (64x64, 512x512x3)
 _MEASURE = re.compile(r"(\d+(?:\.\d+)?)-[a-z]{2,}|(\d+)x(\d+)(?:x(\d+))?")
 _HARDWARE = re.compile(r"(\d+)-(?:GPUs?|CPUs?|TPUs?)")  # an 8-GPU machine: a count with its unit
+_RANGE = re.compile(r"(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)")  # scales 0.14-1: two numbers, often two parameters
 # what comes right before a value the user does not want: "the GPT-2 pattern instead of the GPT-4 one"
 _NOT_WANTED = re.compile(r"\b(?:instead\s+of|rather\s+than|other\s+than)\s+(?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
 # a name turned into a description: GPT-like, BERT-style, CNN-based
@@ -137,6 +139,8 @@ def read_values(instruction: str) -> tuple[Value, ...]:
             continue  # MoCo v2: which of the method's versions, said by its flags, not a value
         elif measure := _MEASURE.fullmatch(w) or _HARDWARE.fullmatch(w):
             add(w, m.end(), m.start(), "measure", tuple(float(g) for g in measure.groups() if g))
+        elif ends := _RANGE.fullmatch(w):
+            add(w, m.end(), m.start(), "range", (float(ends.group(1)), float(ends.group(2))))
         elif re.search(r"\d", w) and re.search(r"[A-Za-z]", w) or re.search(r"\w[_./-]\w", w) or _CAMEL.search(w):
             if not re.fullmatch(r"\d+(st|nd|rd|th|s|D|d|x)", w):  # 1st, 2D, 4x: prose
                 add(w, m.end(), m.start())

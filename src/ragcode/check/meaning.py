@@ -7,6 +7,8 @@ does not find that way is read by what it means:
 - a number with its unit or a size (``128-dim``, ``3-layer``, ``512-pixel``, ``64x64``) is said
   when the answer has its numbers (``--emsize 128``, ``--img 512``); when it has not, nothing
   can be told (the unit may be the script's default), so nothing is said;
+- a range (scales ``0.14-1``) is said when the answer has both its numbers, often in two
+  parameters (``--min_scale 0.14 --max_scale 1.``); one of them alone does not say it;
 - a name with a trailing number (``ViT-Small/8``) is said when a word of the answer holds the
   name and ends in that number (``mae_vit_base_patch16`` for ViT-Base/16) or in none while the
   number is given apart (``--arch vit_small --patch_size 8``); ``ViT-B-16`` does not say ViT-B-32;
@@ -81,6 +83,8 @@ def said(value: Value, code: str, answer_type: str, ctx: CheckContext, numbers: 
         return True if any(n in numbers for n in value.numbers) else None
     if value.kind == "measure":
         return True if all(n in numbers for n in value.numbers) else None
+    if value.kind == "range":
+        return all(n in numbers for n in value.numbers)
     if value.number is not None:
         return None if _names_the_project(value.spelling, ctx) else False
     v = value.spelling

@@ -4,7 +4,8 @@
 uses, plus ``use``): instruction words that say nothing of the task. The number grammar is one
 set of patterns: what an int and a float look like (``number_kind``; a flag's ``type`` is judged
 by it), a word that starts like a negative number (a value, not a flag: ``--lr -5.0``), a number
-inside prose (``NUMBER_IN_TEXT``: not the ``5.`` ending a sentence), and ``300,000`` read as
+inside prose (``NUMBER_IN_TEXT``: not the ``5.`` ending a sentence) and in code (``NUMBER_IN_CODE``:
+there ``1.`` is the float 1), and ``300,000`` read as
 ``300000``.
 """
 
@@ -18,6 +19,8 @@ INT = re.compile(r"[-+]?\d+")
 FLOAT = re.compile(rf"[-+]?(?:\d+\.?\d*|\.\d+){_EXPONENT}")
 _SPECIAL_FLOAT = re.compile(r"[-+]?(inf|nan)")
 NUMBER_IN_TEXT = re.compile(rf"(?<![\w.-])[-+]?(?:\d+\.\d+|\d+|\.\d+){_EXPONENT}(?![\w.])")
+# a number in an answer's code: as in prose, and a float written with its point last (``--max_scale 1. 0.14``)
+NUMBER_IN_CODE = re.compile(rf"(?<![\w.-])[-+]?(?:\d+\.\d*|\d+|\.\d+){_EXPONENT}(?![\w.])")
 _NEGATIVE = re.compile(r"-\.?\d")
 _THOUSANDS = re.compile(r"(?<=\d),(?=000\b)")  # 300,000 (not a tuple such as 256,320)
 
