@@ -338,6 +338,10 @@ def test_identifiers_are_the_code_like_names():
     named = identifiers("Train the APPNP Model on Citeseer, then GraphSAGE and GCN with gpu 1.")
     assert "appnp" in named and "graphsage" in named
     assert "citeseer" not in named and "gcn" not in named  # one capital; too short
+    # a relative path the user writes is a name whole, besides its parts; prose with a slash is not
+    paths = identifiers("Evaluate data/0550-test_mean_score=0.969.ckpt into data/eval_out, and/or up/down")
+    assert "data/0550-test_mean_score=0.969.ckpt" in paths and "data/eval_out" in paths
+    assert "eval_out" in paths and "and/or" not in paths and "up/down" not in paths
 
 
 def test_identifier_boost_lifts_the_exact_name_and_ignores_common_ones():

@@ -71,13 +71,20 @@ def named_phrases(instruction: str) -> list[str]:
 _CODE_LIKE = re.compile(r"[_\./\d-]")
 
 
+# a relative path the user writes whole (data/0550-test_mean_score=0.969.ckpt): a README that
+# shows it shows the command that takes it
+_RELATIVE_PATH = re.compile(r"(?<![\w./=-])[A-Za-z0-9_][\w.=-]*(?:/[\w.=-]+)+")
+
+
 def identifiers(instruction: str) -> list[str]:
     """The code-like names among ``named_phrases``, lower-cased, as they would be spelled in a
-    repository: script and file names, model ids, paths. Plain words and names
-    shorter than four characters are left out: they match too much to single a passage out.
-    A leading ``./`` or ``/`` is dropped."""
+    repository: script and file names, model ids, paths (a relative path whole too, besides its
+    parts). Plain words and names shorter than four characters are left out: they match too
+    much to single a passage out. A leading ``./`` or ``/`` is dropped."""
     out: list[str] = []
-    for phrase in named_phrases(instruction):
+    paths = [p for p in (m.group().rstrip(".") for m in _RELATIVE_PATH.finditer(instruction))
+             if re.search(r"[_\d=]|\.\w", p)]  # not prose: and/or, up/down-sampling
+    for phrase in named_phrases(instruction) + paths:
         for word in phrase.split():
             word = word.strip("'\"`.,;:()[]{}")
             acronym = sum(c.isupper() for c in word) >= 2  # APPNP, GraphSAGE: a model's name
