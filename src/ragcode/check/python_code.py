@@ -14,6 +14,8 @@
 - names taken from the repository's modules exist there: ``from models import GCNN`` when
   ``models.py`` defines no ``GCNN``, or ``models.GCNN(...)`` after ``import models``
   (``missing-symbol``, naming the closest real one);
+- a name taken from them is the one the instruction asks for: ``Unet`` for "a 1D U-Net" where
+  the package also defines ``Unet1D`` is ``sibling-name`` (``ragcode.check.siblings``);
 - it uses the repository at all: an answer that imports none of its modules, none of the
   packages it depends on (its own imports and its notebooks', its requirement files, ``pip install`` in
   its docs)
@@ -39,6 +41,7 @@ from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.facts import module_file, module_symbols
 from ragcode.check.facts_env import env_has_modules, in_repo, near_repo_module, repo_needs
+from ragcode.check.siblings import sibling_findings
 from ragcode.check.unbound import defining_module, unbound_names
 
 _RUNNERS = {"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput"}
@@ -147,6 +150,7 @@ class PythonChecker:
         imported = [f for _, m, names, _ in imports if m.split(".")[0] in own
                     for f in (module_file(m, roots), *(module_file(f"{m}.{n}", roots) for n in names)) if f is not None]
         found.extend(self._unimported(code, roots, repo, [f for f in imported if f.is_file()]))
+        found.extend(sibling_findings(self.name, answer, ctx, roots))
         if not own and not _runs_a_script(tree):
             if _declares_flags(tree):
                 found.append(Finding(self.name, "own-cli", say("own-cli"), severity=WARNING))
