@@ -32,6 +32,8 @@ slip of one letter, not in meaning:
   (``dim_mults=dim_mults, channels=channels``), as the dry run bound them;
 - a ``switch-value``: a switch given ``True`` (``--flip True`` -> ``--flip``) or ``False``
   (``--flip False`` taken out), which the parser would read as a positional;
+- a ``syntax-error`` of a Python answer cut off mid-statement (the model's token limit): its open
+  brackets closed after its last whole line (``ragcode.check.cutoff``);
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
   as a switch: ``--noise`` -> ``--noise True``, which is what a bare switch means.
 Everything else (a different word, a missing value) is left to the model. The word is replaced
@@ -184,6 +186,15 @@ def _fix_import(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     return add_import(code, f.target, source), (f.target, f.suggestion or f"import {f.target}")
 
 
+def _fix_cut(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    from ragcode.check.cutoff import completed
+
+    text = completed(code)
+    if text is None:
+        return None
+    return text, (code.rstrip().rsplit("\n", 1)[-1].strip(), text.rsplit("\n", 1)[-1].strip())
+
+
 def _replace_all(code: str, pattern: str, pair: tuple[str, str]) -> tuple[str, tuple[str, str]] | None:
     new = re.compile(pattern, re.MULTILINE).sub(lambda _: pair[1], code)  # every place it is written
     return (new, pair) if new != code else None
@@ -196,7 +207,7 @@ CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | 
     "missing-flag-value": _fix_bool, "respelled-value": _fix_respelled, "unknown-flag": _fix_word,
     "wrong-launcher": _fix_word, "unimported-module": _fix_import, "unimported-name": _fix_import,
     "switch-value": _fix_switch, "positional-as-flag": _fix_positional, "single-dash-flag": _fix_word,
-    "misbound-positional": _fix_keywords,
+    "misbound-positional": _fix_keywords, "syntax-error": _fix_cut,
 }
 
 

@@ -168,8 +168,11 @@ _DECLARED = (
         (RuleCase("cd implementations/bgan/\npython bgan.py --data x", repo=_FOLDERS, path="implementations/bgan",
                   target="implementations/bgan/"),), fix="certain", fixed_by=("certain",)),
     Rule("syntax-error", "python", ERROR, 3.0, {"": "the answer does not parse: line {line}: {msg}"},
-         "Python that does not parse, located at its line",
-         (RuleCase("def f(:\n  pass\n", answer_type=_PY),), greedy="none"),
+         "Python that does not parse, located at its line; one cut off mid-statement (the model's token limit: "
+         "`M(a=1,` and no more) has what it left open closed after its last whole line, a certain fix",
+         (RuleCase("def f(:\n  pass\n", answer_type=_PY),
+          RuleCase("from pkg.models import GCN\nm = GCN(\n", answer_type=_PY)), greedy="none",
+         fix="certain", fixed_by=("certain",)),
     Rule("unresolved-import", "python", WARNING, 1.5, {
         "": "import {module}: no module {top!r} in the repository or the environment{hint}",
         "executed": "running it fails: no module named {module!r}"},
