@@ -240,7 +240,10 @@ def cli():
 
 
 # a model and its 1D sibling in one package (denoising-diffusion-pytorch's Unet and Unet1D)
-UNETS = "class Unet:\n    def __init__(self, dim):\n        self.dim = dim\n\n\nclass Unet1D(Unet):\n    pass\n"
+# and stages named by numerals (DeepFloyd IF's IFStageI, IFStageII, IFStageIII)
+UNETS = ("class Unet:\n    def __init__(self, dim):\n        self.dim = dim\n\n\nclass Unet1D(Unet):\n    pass\n\n\n"
+         "def get_Unet(dim):\n    return Unet(dim)\n\n\nclass StageI:\n    pass\n\n\nclass StageII:\n    pass\n\n\n"
+         "class StageIII:\n    pass\n")
 
 
 def _outside(root: Path) -> Path:

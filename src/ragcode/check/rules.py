@@ -190,7 +190,7 @@ _DECLARED = (
     Rule("sibling-name", "python", WARNING, 0.5, {
         "": "{name} from {module} may not be the one the task asks for: the instruction says {word}, and {module} "
             "has {sibling}"},
-        "a repository name used where its module has a sibling that adds a word of the instruction: `Unet` for "
+        "a repository name used where its module has a sibling that adds a word of the instruction at its end: `Unet` for "
         "\"a 1D U-Net\" where the package also defines `Unet1D`; read by selection, not fixed; a sibling the answer "
         "uses too says nothing",
         (RuleCase("from unet import Unet\nm = Unet(dim=64)\n", repo=_OUT, answer_type=_PY,
@@ -198,7 +198,11 @@ _DECLARED = (
         quiet=(RuleCase("from unet import Unet1D\nm = Unet1D(dim=64)\n", repo=_OUT, answer_type=_PY,
                         instruction="In Python, make a 1D U-Net of dimension 64."),
                RuleCase("from unet import Unet\nm = Unet(dim=64)\n", repo=_OUT, answer_type=_PY,
-                        instruction="In Python, make a U-Net of dimension 64."))),
+                        instruction="In Python, make a U-Net of dimension 64."),
+               RuleCase("from unet import Unet\nm = Unet(dim=64)\n", repo=_OUT, answer_type=_PY,
+                        instruction="In Python, get a U-Net of dimension 64."),  # get_Unet: a prefix
+               RuleCase("from unet import StageI, StageII\na, b = StageI(), StageII()\n", repo=_OUT,
+                        answer_type=_PY, instruction="In Python, run stage I, then stage II."))),
     Rule("unimported-module", "python", ERROR, 1.0, {
         "": "{name} is used but never imported: the answer stops with NameError; add `import {name}`"},
         "a module's name read but never bound (`clip.tokenize(...)` after only `from clip import load`): a "
