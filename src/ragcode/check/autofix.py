@@ -32,6 +32,9 @@ slip of one letter, not in meaning:
   (``dim_mults=dim_mults, channels=channels``), as the dry run bound them;
 - a ``switch-value``: a switch given ``True`` (``--flip True`` -> ``--flip``) or ``False``
   (``--flip False`` taken out), which the parser would read as a positional;
+- a ``foreign-name`` (Python): a name imported from a package that lacks it, which one module of
+  the repository defines, imported from there instead (``from transformers import Transformer``
+  -> ``from model import Transformer``), its alias kept;
 - a ``syntax-error`` of a Python answer cut off mid-statement (the model's token limit): its open
   brackets closed after its last whole line (``ragcode.check.cutoff``);
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
@@ -42,6 +45,7 @@ as a whole shell word, so values and other commands are untouched.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
@@ -186,6 +190,25 @@ def _fix_import(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     return add_import(code, f.target, source), (f.target, f.suggestion or f"import {f.target}")
 
 
+def _fix_foreign(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    """``from PKG import A, NAME as X`` -> ``from PKG import A`` and ``from SOURCE import NAME as X``
+    on the next line (``f.suggestion`` is ``from SOURCE import NAME``)."""
+    tree = read_answer(code, "python").tree
+    node = next((n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.lineno == f.line
+                 and any(a.name == f.target for a in n.names)), None) if tree is not None else None
+    if node is None or not f.suggestion.startswith("from "):
+        return None
+    lines = code.splitlines(keepends=True)
+    indent = re.match(r"[ \t]*", lines[node.lineno - 1]).group()  # type: ignore[union-attr]
+    spell = lambda a: a.name + (f" as {a.asname}" if a.asname else "")  # noqa: E731
+    kept = [spell(a) for a in node.names if a.name != f.target]
+    alias = next(a.asname for a in node.names if a.name == f.target)
+    new = [f"{indent}from {'.' * node.level}{node.module or ''} import {', '.join(kept)}\n"] if kept else []
+    new.append(f"{indent}{f.suggestion}{f' as {alias}' if alias else ''}\n")
+    fixed = "".join(lines[:node.lineno - 1] + new + lines[node.end_lineno or node.lineno:])
+    return fixed, (f"from {node.module} import {f.target}", f.suggestion)
+
+
 def _fix_cut(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     from ragcode.check.cutoff import completed
 
@@ -207,7 +230,7 @@ CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | 
     "missing-flag-value": _fix_bool, "respelled-value": _fix_respelled, "unknown-flag": _fix_word,
     "wrong-launcher": _fix_word, "unimported-module": _fix_import, "unimported-name": _fix_import,
     "switch-value": _fix_switch, "positional-as-flag": _fix_positional, "single-dash-flag": _fix_word,
-    "misbound-positional": _fix_keywords, "syntax-error": _fix_cut,
+    "misbound-positional": _fix_keywords, "syntax-error": _fix_cut, "foreign-name": _fix_foreign,
 }
 
 

@@ -14,6 +14,9 @@
 - names taken from the repository's modules exist there: ``from models import GCNN`` when
   ``models.py`` defines no ``GCNN``, or ``models.GCNN(...)`` after ``import models``
   (``missing-symbol``, naming the closest real one);
+- a name taken from a package that lacks it is not one the repository defines
+  (``from transformers import Transformer`` beside llama2.c's ``model.py``: ``foreign-name``,
+  a certain fix, ``ragcode.check.foreign``);
 - a name taken from them is the one the instruction asks for: ``Unet`` for "a 1D U-Net" where
   the package also defines ``Unet1D`` is ``sibling-name`` (``ragcode.check.siblings``);
 - it uses the repository at all: an answer that imports none of its modules, none of the
@@ -41,6 +44,7 @@ from ragcode.check import ERROR, WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.facts import module_file, module_symbols
 from ragcode.check.facts_env import env_has_modules, in_repo, near_repo_module, repo_needs
+from ragcode.check.foreign import foreign_findings
 from ragcode.check.siblings import sibling_findings
 from ragcode.check.unbound import defining_module, unbound_names
 
@@ -150,7 +154,7 @@ class PythonChecker:
         imported = [f for _, m, names, _ in imports if m.split(".")[0] in own
                     for f in (module_file(m, roots), *(module_file(f"{m}.{n}", roots) for n in names)) if f is not None]
         found.extend(self._unimported(code, roots, repo, [f for f in imported if f.is_file()]))
-        found.extend(sibling_findings(self.name, answer, ctx, roots))
+        found += sibling_findings(self.name, answer, ctx, roots) + foreign_findings(self.name, answer, ctx, roots, own)
         if not own and not _runs_a_script(tree):
             if _declares_flags(tree):
                 found.append(Finding(self.name, "own-cli", say("own-cli"), severity=WARNING))

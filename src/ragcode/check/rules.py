@@ -203,6 +203,14 @@ _DECLARED = (
                         instruction="In Python, get a U-Net of dimension 64."),  # get_Unet: a prefix
                RuleCase("from unet import StageI, StageII\na, b = StageI(), StageII()\n", repo=_OUT,
                         answer_type=_PY, instruction="In Python, run stage I, then stage II."))),
+    Rule("foreign-name", "python", ERROR, 1.0, {
+        "": "{module} has no {name}: the import fails; the repository's {source} defines it"},
+        "a name imported from a package that lacks it (asked of the answer's interpreter, sandboxed) while one "
+        "module of the repository defines it: `from transformers import Transformer` beside llama2.c's `model.py`; "
+        "a certain fix imports it from there",
+        (RuleCase("from json import GCN\nm = GCN()\n", answer_type=_PY, target="GCN"),),
+        fix="certain", fixed_by=("certain",),
+        quiet=(RuleCase("from json import dumps\nfrom pkg.models import GCN\nm = GCN()\n", answer_type=_PY),)),
     Rule("unimported-module", "python", ERROR, 1.0, {
         "": "{name} is used but never imported: the answer stops with NameError; add `import {name}`"},
         "a module's name read but never bound (`clip.tokenize(...)` after only `from clip import load`): a "
