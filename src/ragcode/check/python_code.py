@@ -14,9 +14,9 @@
 - names taken from the repository's modules exist there: ``from models import GCNN`` when
   ``models.py`` defines no ``GCNN``, or ``models.GCNN(...)`` after ``import models``
   (``missing-symbol``, naming the closest real one);
-- a name taken from a package that lacks it is not one the repository defines
-  (``from transformers import Transformer`` beside llama2.c's ``model.py``: ``foreign-name``,
-  a certain fix, ``ragcode.check.foreign``);
+- a name taken from an installed package is there: ``from transformers import Transformer``
+  beside llama2.c's ``model.py`` is ``foreign-name`` (a certain fix imports it from the
+  repository), a name neither has is ``missing-symbol`` (``ragcode.check.foreign``);
 - a name taken from them is the one the instruction asks for: ``Unet`` for "a 1D U-Net" where
   the package also defines ``Unet1D`` is ``sibling-name`` (``ragcode.check.siblings``);
 - it uses the repository at all: an answer that imports none of its modules, none of the

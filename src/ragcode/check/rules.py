@@ -185,8 +185,12 @@ _DECLARED = (
          RuleCase(stderr="Traceback (most recent call last):\nModuleNotFoundError: No module named 'dgl'")),
         quiet=(RuleCase("import nonexistent_mod_xyz\nfrom pkg.models import GCN\nm = GCN()\n", answer_type=_PY),)),
     Rule("missing-symbol", "python", ERROR, 1.0, {"": "{module} has no {name}{hint}"},
-         "a name imported from, or used on, a repository module that has none (`from models import GCNN`)",
-         (RuleCase("from pkg.models import GCN, GAT\nm = GAT()\n", answer_type=_PY, target="pkg.models"),)),
+         "a name imported from, or used on, a repository module that has none (`from models import GCNN`); or "
+         "imported from an installed package that has none (`from transformers import TransformerArgs`), asked of "
+         "the answer's interpreter, sandboxed: an error with the repository's own interpreter (`execution.envs`), "
+         "else a warning",
+         (RuleCase("from pkg.models import GCN, GAT\nm = GAT()\n", answer_type=_PY, target="pkg.models"),),
+         quiet=(RuleCase("from json import dumps\nfrom pkg.models import GCN\nm = GCN()\n", answer_type=_PY),)),
     Rule("sibling-name", "python", WARNING, 0.5, {
         "": "{name} from {module} may not be the one the task asks for: the instruction says {word}, and {module} "
             "has {sibling}"},
