@@ -22,3 +22,7 @@ def test_other_syntax_errors_and_open_strings_are_left_alone():
     assert completed("x = 1\nprint('abc") is None  # an open string is not completed
     assert completed("x = 1\n") is None  # it parses
     assert completed("x = (1]\n") is None  # a closer that does not match
+
+
+def test_an_answer_nested_past_the_parser_is_left_as_it_is():
+    assert completed("x = " + "(" * 5000 + "1") is None  # MemoryError or too deep: no crash, no completion

@@ -7,7 +7,9 @@ it. ``completed`` keeps the longest run of its first lines that, with the bracke
 closed on a line of their own, parses. Only the statement the error points into may lose lines
 (from the line that opened what was never closed, or the last line), so an error in the middle of
 an answer is left as it is. The brackets are read with the standard library's ``tokenize``, so
-strings and comments never count; an unterminated string is not completed.
+strings and comments never count; an unterminated string is not completed. An answer nested past
+the parser (``MemoryError``, ``RecursionError``) is not completed either, and at most
+``MAX_DROPPED`` lines are tried away.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import io
 import tokenize
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
+MAX_DROPPED = 200  # lines the cut statement may lose, at most: each try is a parse
+_REFUSED = (SyntaxError, ValueError, MemoryError, RecursionError)
 
 
 def _closing(text: str) -> str | None:
@@ -33,7 +37,7 @@ def _closing(text: str) -> str | None:
     except tokenize.TokenError as exc:
         if "string" in str(exc.args[0]).lower():
             return None
-    except (SyntaxError, IndentationError):
+    except (SyntaxError, MemoryError, RecursionError):
         return None
     return "".join(reversed(stack))
 
@@ -41,7 +45,7 @@ def _closing(text: str) -> str | None:
 def _parses(text: str) -> bool:
     try:
         ast.parse(text)
-    except (SyntaxError, ValueError):
+    except _REFUSED:
         return False
     return True
 
@@ -54,13 +58,13 @@ def completed(code: str) -> str | None:
         return None
     except SyntaxError as exc:
         error = exc
-    except ValueError:
+    except (ValueError, MemoryError, RecursionError):
         return None
     lines = code.rstrip().split("\n")
     cut = "never closed" in (error.msg or "") or "EOF" in (error.msg or "") or (error.lineno or 0) >= len(lines)
     if not cut or not error.lineno:
         return None
-    first = min(error.lineno, len(lines))  # the statement that was cut keeps at least its first line
+    first = max(min(error.lineno, len(lines)), len(lines) - MAX_DROPPED)  # the cut statement keeps its first line
     for k in range(len(lines), first - 1, -1):
         head = "\n".join(lines[:k]).rstrip().rstrip(",\\").rstrip()
         closing = _closing(head)
