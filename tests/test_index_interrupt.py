@@ -16,6 +16,9 @@ from fixture_repo import make_fixture_repo
 # to finish, sends itself SIGINT once that thread has entered the model
 INTERRUPTING = """
 import os, signal, sys, threading
+# Ctrl-C as a terminal delivers it: a shell that starts a job in the background without job
+# control hands it SIGINT ignored, and Python then keeps it ignored
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from ragcode.embedding import cache
 from ragcode.index import parallel
 
