@@ -199,7 +199,8 @@ def _fix_foreign(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     if node is None or not f.suggestion.startswith("from "):
         return None
     lines = code.splitlines(keepends=True)
-    indent = re.match(r"[ \t]*", lines[node.lineno - 1]).group()  # type: ignore[union-attr]
+    first = lines[node.lineno - 1]
+    indent = first[:len(first) - len(first.lstrip(" \t"))]
     spell = lambda a: a.name + (f" as {a.asname}" if a.asname else "")  # noqa: E731
     kept = [spell(a) for a in node.names if a.name != f.target]
     alias = next(a.asname for a in node.names if a.name == f.target)

@@ -62,6 +62,7 @@ def _defined_here(name: str, roots: list[Path]) -> str:
     """The repository module that alone defines ``name`` at its top, as imported from a root."""
     for root in roots:
         if root.is_dir():
+            # defining_module reads each given file's folder: one root module stands for all of them
             files = [*sorted(root.glob("*.py"))[:1], *sorted(root.glob("*/__init__.py"))]
             if files and (source := defining_module(name, files, root)):
                 return source
