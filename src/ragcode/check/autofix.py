@@ -37,6 +37,9 @@ slip of one letter, not in meaning:
   -> ``from model import Transformer``), its alias kept;
 - a ``syntax-error`` of a Python answer cut off mid-statement (the model's token limit): its open
   brackets closed after its last whole line (``ragcode.check.cutoff``);
+- a ``spaced-config-value``: a key of a ``sys.argv`` configurator given its value after a space
+  (``--batch_size 32``), which the configurator reads as a file to run, joined to it
+  (``--batch_size=32``);
 - a ``missing-flag-value`` of a flag parsed as a bool (``type=bool``, ``str2bool``) given bare,
   as a switch: ``--noise`` -> ``--noise True``, which is what a bare switch means.
 Everything else (a different word, a missing value) is left to the model. The word is replaced
@@ -210,6 +213,18 @@ def _fix_foreign(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     return fixed, (f"from {node.module} import {f.target}", f.suggestion)
 
 
+def _fix_joined(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
+    """``--key value`` on the finding's line written ``--key=value`` (the suggestion is ``--key=``)."""
+    lines = code.split("\n")
+    at = f.line - 1 if 0 < f.line <= len(lines) else None
+    spaced = re.compile(flag_word(f.target) + r"[ \t]+(?=[^\s-]|-[^-])")
+    for i in ([at] if at is not None else range(len(lines))):
+        if spaced.search(lines[i]):
+            lines[i] = spaced.sub(f.suggestion, lines[i], count=1)
+            return "\n".join(lines), (f"{f.target} ", f.suggestion)
+    return None
+
+
 def _fix_cut(code: str, f: Finding) -> tuple[str, tuple[str, str]] | None:
     from ragcode.check.cutoff import completed
 
@@ -232,6 +247,7 @@ CERTAIN_FIXES: dict[str, Callable[[str, Finding], tuple[str, tuple[str, str]] | 
     "wrong-launcher": _fix_word, "unimported-module": _fix_import, "unimported-name": _fix_import,
     "switch-value": _fix_switch, "positional-as-flag": _fix_positional, "single-dash-flag": _fix_word,
     "misbound-positional": _fix_keywords, "syntax-error": _fix_cut, "foreign-name": _fix_foreign,
+    "spaced-config-value": _fix_joined,
 }
 
 

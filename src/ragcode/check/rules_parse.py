@@ -8,6 +8,7 @@ from __future__ import annotations
 from ragcode.check.rule import ERROR, WARNING, Rule, RuleCase
 
 _PY = "python"
+_OUT = "outside"  # the fixture repository with the argument patterns of repositories outside ML-Bench
 
 PARSE_RULES = (
     Rule("parse-rejected", "parse", ERROR, 1.0, {
@@ -26,6 +27,16 @@ PARSE_RULES = (
          RuleCase("torchrun --nproc_per_nodes 2 train.py --data cora", target="torchrun")),
         fix="guessing", fixed_by=("rename", "drop"),
         quiet=(RuleCase("torchrun --nproc_per_node 2 train.py --data cora"),)),
+    Rule("spaced-config-value", "parse", ERROR, 1.0, {
+        "": "{target} sets its values with a configurator that reads only --name=value words: {given} puts the "
+            "value after a space, which it takes for a config file to run; write {fixed}"},
+        "a script whose settings a `sys.argv` configurator sets (`exec(open('configurator.py').read())`, "
+        "nanoGPT's) refuses a command that gives a key it takes with the value after a space (`--batch_size 32`): "
+        "said instead of `parse-rejected`, one finding per such key; a certain fix joins each key to its value "
+        "(`--batch_size=32`)",
+        (RuleCase("python train.py --block_size 64", repo=_OUT, path="gpt", target="--block_size"),),
+        fix="certain", fixed_by=("certain",),
+        quiet=(RuleCase("python train.py config/small.py --block_size=64", repo=_OUT, path="gpt"),)),
     Rule("misbound-positional", "parse", ERROR, 1.0, {
         "": "{call}() is given variables in the places of other parameters: {lands}; write them as keywords"},
         "a Python call into the repository, bound by the dry run to the callee's real signature, that passes a "

@@ -9,6 +9,9 @@ has spoken.
 - the parser took the command and a library then refused it on this machine's account (no GPU:
   transformers' ``--bf16`` / ``--tf32`` checks): a warning, ``parse-machine``, the command being
   accepted (on the user's GPU the same check passes);
+- a configurator (``exec(open('configurator.py').read())``) refused a command that gives a key it
+  takes with the value after a space (``--batch_size 32``): ``spaced-config-value`` for each such
+  key, instead of ``parse-rejected``, whose certain fix joins them (``--batch_size=32``);
 - a Python call bound with a variable named after another parameter of the callee in a positional
   place (``Unet1D(dim, dim_mults, channels)``: ``dim_mults`` lands in ``init_dim``): an error,
   ``misbound-positional``, whose certain fix writes those variables as keywords;
@@ -39,6 +42,7 @@ from ragcode.dryrun.run import dry_run
 from ragcode.dryrun.values import lands_in
 
 NUMBERS_AND_BOOLS = frozenset({"int", "float", "bool"})
+BOOL_WORDS = frozenset({"true", "false", "0", "1"})
 # what a static check guesses about a command line, which the parser that took it has answered
 # (not ``duplicate-flag``: argparse and click take a flag given twice and keep the last value, so
 # their accepting it answers nothing; flags that collect or count each use are never reported)
@@ -77,8 +81,8 @@ def _verdict(result: ParseResult) -> list[Finding]:
             return [Finding("parse", "parse-version", say("parse-version", target=_target(result), message=message,
                                                           fields=", ".join(result.versioned)),
                             WARNING, entry.line, entry.target)]
-        return [Finding("parse", "parse-rejected", say("parse-rejected", target=_target(result), message=message),
-                        ERROR, entry.line, entry.target)]
+        return _spaced_findings(result) or [Finding("parse", "parse-rejected", say(
+            "parse-rejected", target=_target(result), message=message), ERROR, entry.line, entry.target)]
     if result.status == ACCEPTED and result.machine:
         return [Finding("parse", "parse-machine", say("parse-machine", target=_target(result), message=result.machine),
                         WARNING, entry.line, entry.target)]
@@ -87,6 +91,30 @@ def _verdict(result: ParseResult) -> list[Finding]:
         return [Finding("parse", "ignored-args", f"{_target(result)} parses with parse_known_args and never "
                         f"reads {words}", WARNING, entry.line, entry.target)]
     return []
+
+
+def spaced_values(result: ParseResult) -> list[tuple[str, str]]:
+    """The ``(key, value)`` pairs a refused configurator command gives with the value after a
+    space (``--batch_size 32``), each key one the configurator takes; none for other parsers. The
+    word after a bare bool key is its value only when it is a bool (``--compile config/x.py``
+    is a switch left bare before a config file), and a ``.py`` word is never a value."""
+    if result.parser != "configurator" or result.status != REJECTED:
+        return []
+    types = {str(p.get("name", "")): str(p.get("type", "")) for p in result.spec}
+    argv = result.entry.argv
+
+    def value(key: str, word: str) -> bool:
+        if word.startswith("--") or word.endswith(".py"):
+            return False
+        return types[key] != "bool" or word.lower() in BOOL_WORDS
+
+    return [(word, argv[i + 1]) for i, word in enumerate(argv[:-1]) if word in types and value(word, argv[i + 1])]
+
+
+def _spaced_findings(result: ParseResult) -> list[Finding]:
+    return [Finding("parse", "spaced-config-value", say("spaced-config-value", target=_target(result),
+                                                        given=f"{key} {value}", fixed=f"{key}={value}"),
+                    ERROR, result.entry.line, key, f"{key}=") for key, value in spaced_values(result)]
 
 
 def _misbound_findings(result: ParseResult) -> list[Finding]:
