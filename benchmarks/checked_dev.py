@@ -78,11 +78,12 @@ def _drawn(cands: list[dict]) -> list[tuple[int, str]]:
 
 
 def _replay(cands: list[dict], task, repos: Path, check: list[str],
-            fixes: list[str] | None = None, fix_each: bool = False) -> dict[str, tuple[str, list]]:
+            fixes: list[str] | None = None, fix_each: bool = False) -> tuple[dict[str, tuple[str, list]], dict[str, str]]:
     """The select / autofix / repair stages recomputed with the CURRENT checks, ranking, fixes and
     repair rule from the run's stored samples (no model call), as checked generation chooses
     (``ragcode.answer.pipeline.choose``). A stored repair round is reused only when it was made for
-    the same first answer; otherwise that stage stays as chosen."""
+    the same first answer; otherwise that stage stays as chosen. Also each answer's kind by its
+    code (a command asked for as Python may be chosen as its call)."""
     from ragcode.bench.repos import repo_dir_for
     from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers, penalty
     from ragcode.answer.pipeline import choose
@@ -108,7 +109,9 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str],
         new_fs = check_answer(stored[0]["code"], first.answer_type, ctx, checkers)
         if penalty(new_fs) < penalty(fixed_fs) and not lost_values(first.code, stored[0]["code"], task.instruction):
             final = (stored[0]["code"], [f.to_dict() for f in new_fs])
-    return {"select": chosen, "autofix": after_fix, "repair": final}
+    kinds = {code: c.answer_type for c in ranked
+             for code in (c.code, c.metadata["check"].get("autofix", {}).get("previous")) if code}
+    return {"select": chosen, "autofix": after_fix, "repair": final}, kinds
 
 
 def _parsed_scorer(args: argparse.Namespace):
@@ -144,8 +147,8 @@ def modes(args: argparse.Namespace) -> int:
         cands = rec["candidates"]
         greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
         stored = _stages(cands)
-        stages = (_replay(cands, task, Path(args.replay), args.check, args.fixes, args.fix_each) if args.replay
-                  else stored)
+        stages, kinds = (_replay(cands, task, Path(args.replay), args.check, args.fixes, args.fix_each)
+                         if args.replay else (stored, {}))
         fix = greedy["metadata"].get("check", {}).get("autofix")  # as drawn: before any autofix and repair
         single = stored["select"] if greedy is cands[0] else (fix["previous"], fix["findings_before"]) if fix else (
             greedy["code"], greedy["metadata"].get("check", {}).get("findings", []))
@@ -164,7 +167,8 @@ def modes(args: argparse.Namespace) -> int:
             outcomes[mode].append(ok)
             per_task[rec["key"]][mode] = ok
             if parsed is not None:
-                kind = next((c["answer_type"] for c in cands if c["code"] == code), cands[0]["answer_type"])
+                kind = kinds.get(code) or next((c["answer_type"] for c in cands if c["code"] == code),
+                                               cands[0]["answer_type"])
                 passed = parsed(task, f"```{kind}\n{code}\n```")  # read as generation read it
                 a["parsed"] += passed
                 outcomes[f"parsed:{mode}"].append(passed)

@@ -239,6 +239,11 @@ def cli():
 '''
 
 
+# a script that python-fire runs (alpaca-lora's finetune.py): its command is a call of train
+FIRE_TUNE = ("import fire\n\n\ndef train(base_model: str = '', num_epochs: int = 3, learning_rate: float = 3e-4):\n"
+             "    raise SystemExit('the program body ran')\n\n\nif __name__ == '__main__':\n    fire.Fire(train)\n")
+
+
 # a model and its 1D sibling in one package (denoising-diffusion-pytorch's Unet and Unet1D)
 # and stages named by numerals (DeepFloyd IF's IFStageI, IFStageII, IFStageIII)
 UNETS = ("class Unet:\n    def __init__(self, dim):\n        self.dim = dim\n\n\nclass Unet1D(Unet):\n    pass\n\n\n"
@@ -250,7 +255,7 @@ def _outside(root: Path) -> Path:
     """Scripts with the argument patterns of repositories outside ML-Bench: choices in the
     script's own spelling, a model registry, REMAINDER, a configurator that reads sys.argv, a
     package run with -m, flags whose defaults already hold the instruction's values, a script whose
-    model is chosen in its code (pytorch-cifar), a model with a 1D sibling."""
+    model is chosen in its code (pytorch-cifar), a model with a 1D sibling, a python-fire script."""
     repo = make_check_repo(root)
     for name, text in (("scripts/masks.py", MASKS), ("segment/registry.py", REGISTRY), ("segment/__init__.py",
                        "from segment.registry import registry\n"), ("vision/show_attention.py", ATTENTION),
@@ -261,7 +266,7 @@ def _outside(root: Path) -> Path:
                        ("nano/configurator.py", STRICT_CONFIGURATOR), ("speech/__init__.py", ""),
                        ("speech/__main__.py", "from .cli import cli\n\ncli()\n"), ("speech/cli.py", SPEECH_CLI),
                        ("cifar/main.py", CIFAR), ("cifar/models/__init__.py", "class ResNet18:\n    pass\n"),
-                       ("unet/__init__.py", UNETS),
+                       ("unet/__init__.py", UNETS), ("tune/finetune.py", FIRE_TUNE),
                        ("pyproject.toml", '[project]\nname = "speech"\n\n[project.scripts]\nspeech = "speech.cli:cli"\n')):
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text)

@@ -175,6 +175,7 @@ class CandidateMetadata(TypedDict, total=False):
     fenced: bool
     fence_label: str
     check: CheckRecord  # with generation.check
+    converted_from: str  # a command the user asked for as Python, written as its call (ragcode.answer.pipeline.as_asked)
     repaired_round: int
     agent: dict[str, Any]  # an agent episode: protocol, stop, steps, tokens, source
     single_shot: dict[str, Any]

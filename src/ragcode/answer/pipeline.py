@@ -2,7 +2,8 @@
 
 ``checked_candidates`` draws ``n`` answers to one prompt (sample 1 greedy, the rest at the
 configured temperature, so choosing can only add to the greedy answer), checks each with the
-configured checkers, passes them through the fixes ``generation.fixes`` names
+configured checkers (a command where the user asked for Python in so many words first written as
+the Python call it makes, where that is certain: ``as_asked``), passes them through the fixes ``generation.fixes`` names
 (``ragcode.answer.fixes``: the certain slips, then the guessing steps, kept by the one keep rule)
 and orders them best first (``ragcode.answer.select``; ``choose``): every sample gets the certain
 fixes before the order is made (a sample one certain fix makes right is not ranked below one no
@@ -18,15 +19,17 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import cast
 
 from ragcode.answer.fixes import fix_and_keep
 from ragcode.answer.journal import Journal
 from ragcode.answer.repair import repair_first
 from ragcode.answer.run import CheckedRun, Draw
 from ragcode.answer.select import annotate, rank, reannotate
-from ragcode.check import Finding, check_answer, checkers_accept
+from ragcode.asked import asked_kind
+from ragcode.check import Finding, check_answer, checkers_accept, checkers_as_python
 from ragcode.generation.generate import sample_candidates, to_candidate
-from ragcode.types import Candidate
+from ragcode.types import Candidate, CandidateMetadata
 
 
 def draw(job: Draw, journal: Journal) -> list[Candidate]:
@@ -63,7 +66,10 @@ def choose(cands: list[Candidate], run: CheckedRun) -> tuple[list[Candidate], li
     cands = list(cands)
     findings, accepted, records = [], [], {}
     each = fixes_before_order(run)
+    python_asked = asked_kind(run.ctx.instruction) == "python"
     for i, c in enumerate(cands):
+        if python_asked and c.answer_type == "bash":
+            cands[i] = c = as_asked(c, run)
         fs = check_answer(c.code, c.answer_type, run.ctx, run.checkers)
         fixed = fix_and_keep(c.code, c.answer_type, fs, run.ctx, run.checkers, each) if each else None
         if fixed is not None:
@@ -83,6 +89,17 @@ def choose(cands: list[Candidate], run: CheckedRun) -> tuple[list[Candidate], li
     if run.autofix and not run.fix_each and cands:
         cands[0], findings[0] = autofix_first(cands[0], findings[0], run)
     return cands, findings
+
+
+def as_asked(cand: Candidate, run: CheckedRun) -> Candidate:
+    """A command where the user asked for Python in so many words, written as the Python call it
+    makes where that is certain (a python-fire script: ``ragcode.dryrun.as_call``); the command
+    is kept in the metadata (``converted_from``)."""
+    call = checkers_as_python(cand.code, cand.answer_type, run.ctx, run.checkers)
+    if call is None:
+        return cand
+    meta = cast(CandidateMetadata, {**cand.metadata, "converted_from": cand.code})
+    return dataclasses.replace(cand, code=call, answer_type="python", metadata=meta)
 
 
 def fixes_before_order(run: CheckedRun) -> tuple[str, ...]:

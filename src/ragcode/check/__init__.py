@@ -179,9 +179,20 @@ def checkers_accept(code: str, answer_type: str, ctx: CheckContext, checkers: li
                (getattr(c, "accepts", None) for c in checkers) if accepts is not None)
 
 
+def checkers_as_python(code: str, answer_type: str, ctx: CheckContext, checkers: list[Checker]) -> str | None:
+    """The Python call a command means, from the first checker with an ``as_python(code,
+    answer_type, ctx)`` method that gives one (the ``parse`` checker: a python-fire command);
+    None when none does."""
+    for read in (getattr(c, "as_python", None) for c in checkers):
+        call = read(code, answer_type, ctx) if read is not None else None
+        if call is not None:
+            return call
+    return None
+
+
 def penalty(findings: list[Finding]) -> float:
     return round(sum(f.weight for f in findings), 3)
 
 
 __all__ = ["CHECKERS", "DEFAULT_CHECKS", "ERROR", "RULES", "WARNING", "WEIGHTS", "CheckContext", "Checker",
-           "Finding", "check_answer", "checkers_accept", "checkers_keep_fix", "load_checkers", "moved_script", "penalty", "say"]
+           "Finding", "check_answer", "checkers_accept", "checkers_as_python", "checkers_keep_fix", "load_checkers", "moved_script", "penalty", "say"]

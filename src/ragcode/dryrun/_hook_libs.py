@@ -1,7 +1,7 @@
 # mypy: ignore-errors
 # ruff: noqa: F821
 """Runs inside the sandbox last, after ``_hook.py``, ``_hook_stubs.py``, ``_hook_deps.py`` and
-``_hook_launch.py`` (same namespace: ``emit``, ``PATCHES``, ``SPEC``, ``dependencies``,
+``_hook_launch.py`` and ``_hook_fire.py`` (same namespace: ``emit``, ``PATCHES``, ``SPEC``, ``dependencies``,
 ``start_launcher``...): the patches of the parser libraries that are imported later (click and
 typer, python-fire, absl flags, hydra), the check of a Python answer's calls against the real
 signatures, and the start of the entry point itself (or of a launcher's own parser), with the
@@ -87,36 +87,6 @@ def _click_explicit(command, ctx, params):
                 explicit.add(key)
         node = node.parent
     return sorted(explicit)
-
-
-def _patch_fire(core):
-    import inspect
-
-    original = core._CallAndUpdateTrace
-
-    def call(component, args, component_trace, treatment="class", target=None):
-        fn = component.__call__ if treatment == "callable" else component
-        if inspect.isclass(fn) or not callable(fn):
-            return original(component, args, component_trace, treatment, target)
-        parse = core._MakeParseFn(fn, core.decorators.GetMetadata(component))
-        try:
-            (varargs, kwargs), _consumed, remaining, _capacity = parse(args)
-        except core.FireError as exc:
-            emit("rejected", message=f"ERROR: {exc}", parser="fire", spec=spec_of(_signature_spec, fn))
-        if any(str(a).startswith("-") for a in remaining):
-            emit("rejected", message=f"ERROR: Could not consume arg: {remaining[0]}", parser="fire",
-                 spec=spec_of(_signature_spec, fn))
-        try:
-            bound = inspect.signature(fn).bind(*varargs, **kwargs)
-        except TypeError as exc:
-            emit("rejected", message=f"ERROR: {exc}", parser="fire", spec=spec_of(_signature_spec, fn))
-        except ValueError:
-            return original(component, args, component_trace, treatment, target)
-        bound.apply_defaults()
-        params = dict(bound.arguments)
-        emit("accepted", params=params, explicit=sorted(kwargs), parser="fire", spec=spec_of(_signature_spec, fn))
-
-    core._CallAndUpdateTrace = call
 
 
 def _own_flags(values):

@@ -189,6 +189,13 @@ class ParseChecker:
         results = self._results(code, answer_type, ctx)
         return bool(results) and all(r.status == ACCEPTED and not r.cut and not r.unrecognized for r in results)
 
+    def as_python(self, code: str, answer_type: str, ctx: CheckContext) -> str | None:
+        """The Python call a one-line command running a python-fire script makes
+        (``ragcode.dryrun.as_call``), or None."""
+        from ragcode.dryrun.as_call import as_python
+
+        return as_python(code, self._results(code, answer_type, ctx), ctx.workdir) if answer_type == "bash" else None
+
     def keeps_fix(self, before: str, after: str, answer_type: str, ctx: CheckContext) -> bool:
         from ragcode.dryrun.values import keeps_fix
 

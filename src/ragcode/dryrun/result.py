@@ -46,6 +46,10 @@ class ParseResult:
     # accepted by the parser, then refused after it by a library's look at this machine (no GPU):
     # that refusal's message ("ValueError: Your setup doesn't support bf16/gpu. ...")
     machine: str = ""
+    # python-fire only: the function the command calls (``module:qualname``) and the arguments it
+    # gave, each ``[name, parameter kind, value as Python source or None]`` (``ragcode.dryrun.as_call``)
+    callee: str = ""
+    given: list[list[Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -35,7 +35,7 @@ from ragcode.hashing import digest
 from ragcode.version import __version__
 
 MARK = "RAGCODE-DRYRUN "
-HOOK_FILES = ("_hook.py", "_hook_stubs.py", "_hook_deps.py", "_hook_launch.py", "_hook_libs.py")
+HOOK_FILES = ("_hook.py", "_hook_stubs.py", "_hook_deps.py", "_hook_launch.py", "_hook_fire.py", "_hook_libs.py")
 LOADER = ("import base64,json,sys,zlib;S=json.loads(zlib.decompress(base64.b64decode(sys.argv[1])));"
           "exec(compile(S.pop('hook'),'<ragcode-dryrun>','exec'),{'__name__':'ragcode_dryrun','SPEC':S})")
 DEFAULT_TIMEOUT_S = 30.0
@@ -160,15 +160,16 @@ class DryRunner:
     @staticmethod
     def _result(entry: Entry, record: dict[str, Any]) -> ParseResult:
         fields = {k: record[k] for k in ("params", "explicit", "unrecognized", "message", "parser", "calls",
-                                         "stubbed", "cut", "cause", "spec", "versioned", "machine")
+                                         "stubbed", "cut", "cause", "spec", "versioned", "machine", "callee", "given")
                   if k in record}
         if not isinstance(fields.get("params", {}), dict):
             fields["params"] = {}
-        for listed in ("spec", "versioned"):
+        for listed in ("spec", "versioned", "given"):
             if not isinstance(fields.get(listed, []), list):
                 fields[listed] = []
-        if not isinstance(fields.get("machine", ""), str):
-            fields["machine"] = ""
+        for text in ("machine", "callee"):
+            if not isinstance(fields.get(text, ""), str):
+                fields[text] = ""
         return ParseResult(str(record.get("status", UNREACHED)), entry, **fields)
 
     def _executor_for(self) -> Any:
