@@ -126,7 +126,14 @@ def test_python_fire(tmp_path: Path) -> None:
     r = one("python sample.py ckpt/ --temperature=0.5", repo, run)
     assert r.status == "accepted", r.message
     assert r.params == {"ckpt_dir": "ckpt/", "temperature": 0.5, "max_len": 64}
+    # the parameters the command sets: fire moves a named one out of its keywords into the positionals
+    # it calls with, beside the defaults it fills in; the scorer compares these
+    assert r.explicit == ["ckpt_dir", "temperature"]
     assert one("python sample.py ckpt/ --top_k=5", repo, run).status == "rejected"
+    # a function taking **kwargs (stanford_alpaca's weight_diff.main(task, **kwargs)): each its own parameter
+    write(repo, {"diff.py": "import fire\n\ndef main(task, **kwargs):\n    pass\n\nfire.Fire(main)\n"})
+    r = one("python diff.py recover --path_raw ./raw", repo, run)
+    assert (r.params, r.explicit) == ({"task": "recover", "path_raw": "./raw"}, ["path_raw", "task"])
 
 
 @needs_library("absl")

@@ -59,8 +59,11 @@ def _patch_fire(core):
             return original(component, args, component_trace, treatment, target)
         given = _given(fn, bound, named)
         bound.apply_defaults()
-        params = dict(bound.arguments)
-        emit("accepted", params=params, explicit=sorted(kwargs), parser="fire", spec=spec_of(_signature_spec, fn),
+        params = {}
+        for name, value in bound.arguments.items():  # a **kwargs parameter's names as parameters of their own
+            variadic = bound.signature.parameters[name].kind is inspect.Parameter.VAR_KEYWORD
+            params.update(value if variadic and isinstance(value, dict) else {name: value})
+        emit("accepted", params=params, explicit=sorted(named), parser="fire", spec=spec_of(_signature_spec, fn),
              callee=f"{getattr(fn, '__module__', '')}:{getattr(fn, '__qualname__', '')}", given=given)
 
     core._CallAndUpdateTrace, core._ParseValue = call, parsed_value
