@@ -40,6 +40,17 @@ def test_import_probe_never_runs_a_json_py_of_the_current_folder(trap):
     assert list(mark.iterdir()) == []
 
 
+def test_probe_answers_read_the_last_line_printed_and_nothing_from_a_failed_run(trap):
+    from ragcode.execution.probe import ask_json
+
+    interpreter, mark = trap
+    # a package or the interpreter's site may print a banner before the answer
+    assert ask_json(interpreter, "print('Welcome!'); print('{\"a\": 1}')") == {"a": 1}
+    assert ask_json(interpreter, "import sys; print('{}'); sys.exit(3)") is None
+    assert ask_json(interpreter, "print('no json here')") is None
+    assert list(mark.iterdir()) == []
+
+
 def test_static_policy_with_its_own_interpreter_never_runs_the_current_folder(trap, tmp_path):
     interpreter, mark = trap
     repo = make_repo(tmp_path / "src")

@@ -122,16 +122,12 @@ def _env_modules_cached(interpreter: str, names: tuple[str, ...]) -> dict[str, b
         return {}
     if interpreter in ("", sys.executable):
         return {n: importlib.util.find_spec(n.split(".")[0]) is not None for n in names}
-    from ragcode.execution.probe import ask_interpreter
+    from ragcode.execution.probe import ask_json
 
     code = ("import importlib.util,json,sys;print(json.dumps({n: importlib.util.find_spec(n) is not None "
             "for n in json.load(sys.stdin)}))")
     # top-level names only: finding ``a.b`` would import (run) ``a``
-    proc = ask_interpreter(interpreter, code, json.dumps([n.split(".")[0] for n in names]))
-    try:
-        found = json.loads(proc.stdout) if proc is not None else None
-    except json.JSONDecodeError:
-        found = None
+    found = ask_json(interpreter, code, json.dumps([n.split(".")[0] for n in names]))
     if not isinstance(found, dict):
         return {n: True for n in names}  # cannot tell: do not blame the answer
     return {n: bool(found.get(n.split(".")[0], True)) for n in names}

@@ -44,15 +44,9 @@ _PROBE = ("import difflib, importlib, importlib.util, json, sys\nq = json.load(s
 @functools.lru_cache(maxsize=1024)
 def _lacks(interpreter: str, module: str, names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """``(name, closest)`` for each of ``names`` that ``module`` lacks; empty when that cannot be told."""
-    from ragcode.execution.probe import ask_interpreter
+    from ragcode.execution.probe import ask_json
 
-    proc = ask_interpreter(interpreter, _PROBE, json.dumps({"module": module, "names": list(names)}))
-    if proc is None or proc.returncode != 0 or not proc.stdout.strip():
-        return ()
-    try:
-        gone = json.loads(proc.stdout.strip().splitlines()[-1])
-    except json.JSONDecodeError:
-        return ()
+    gone = ask_json(interpreter, _PROBE, json.dumps({"module": module, "names": list(names)}))
     if not isinstance(gone, dict):
         return ()
     return tuple((n, str(gone[n] or "")) for n in names if n in gone)

@@ -12,8 +12,10 @@ and inside the bubblewrap view of an executed answer (no repository, no network,
 
 from __future__ import annotations
 
+import json
 import subprocess
 import tempfile
+from typing import Any
 
 from ragcode import cancel
 from ragcode.execution.bwrap import View, bwrap_works
@@ -48,3 +50,15 @@ def ask_interpreter(interpreter: str, code: str, stdin: str = "",
                 return None
     cancel.checkpoint()
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def ask_json(interpreter: str, code: str, stdin: str = "") -> Any:
+    """The JSON value ``code`` prints last when asked as ``ask_interpreter`` asks it (an imported
+    package or the interpreter's ``site`` may print before it); None when it ran badly or printed
+    none."""
+    proc = ask_interpreter(interpreter, code, stdin)
+    lines = proc.stdout.strip().splitlines() if proc is not None and proc.returncode == 0 else []
+    try:
+        return json.loads(lines[-1]) if lines else None
+    except json.JSONDecodeError:
+        return None
