@@ -112,8 +112,8 @@ def screen_records(records: list[dict[str, Any]]) -> tuple[list[Keyed], list[str
 
 
 # bump when a policy's rules or the failure classification change, so cached verdicts are redone
-VERDICT_VERSION = 12  # 12: a repository callable is named by its file (one file, two module names);
-# 11: click's set options are those its command line gave; 10: a re-exported
+VERDICT_VERSION = 13  # 13: a python-fire command's set parameters are those its words gave;
+# 12: a repository callable is named by its file (one file, two module names); 11: click's set options are those its command line gave; 10: a re-exported
 # callable is the one where it is defined (the bump was missed then); 9: ./x and x (out/ and out) are one path;
 # 8: Python calls: the reference's callables among the answer's, methods' values compared;
 # 7: a path under an absolute folder is not the bare name; 6: command lines read whole
