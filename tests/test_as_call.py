@@ -26,7 +26,7 @@ def _fire(given: list, callee: str = "__main__:train", target: str = "finetune.p
 def test_the_call_has_the_commands_values_and_imports_the_function_from_the_script():
     given = [["base_model", ARG, "'llama'"], ["num_epochs", "KEYWORD_ONLY", "1"]]
     assert call_source(_fire(given), ".") == "from finetune import train\n\ntrain(base_model='llama', num_epochs=1)\n"
-    assert call_source(_fire(given, target="tools/finetune.py"), ".").startswith("from tools.finetune import train")
+    assert call_source(_fire(given, workdir="tools"), "tools").startswith("from finetune import train")
     assert call_source(_fire(given, callee="pkg.cli:train"), ".").startswith("from pkg.cli import train")
     long = [[f"parameter_{i}", ARG, repr("x" * 20)] for i in range(4)]
     assert call_source(_fire(long), ".").endswith("train(\n" + "".join(f"    parameter_{i}='{'x' * 20}',\n"
@@ -41,6 +41,8 @@ def test_no_call_is_said_where_it_would_not_be_the_commands_meaning():
     assert call_source(_fire(given, callee="__main__:Trainer.run"), ".") is None  # a method
     assert call_source(_fire(given, callee="__main__:main.<locals>.train"), ".") is None
     assert call_source(_fire(given, workdir="sub"), ".") is None  # run after a cd
+    # a script in a subfolder imports its siblings as top modules: an import from the task's folder would not
+    assert call_source(_fire(given, target="src/finetune.py"), ".") is None
     assert call_source(_fire([["args", "VAR_POSITIONAL", "(1,)"]]), ".") is None
     assert call_source(_fire([["model", ARG, None]]), ".") is None  # a value Python cannot write back
     one_result = [_fire(given)]

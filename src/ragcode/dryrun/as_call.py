@@ -10,8 +10,8 @@ Python that reads back equal (``_hook_libs._given``).
 It is said only where the call is the command's whole meaning: a fire parse that took every word
 (an argparse script runs its own code around its parse, so it has no such call), of a function a
 module path imports (no method, no ``<locals>``), given named values only (no ``*args`` or
-``**kwargs``), from an answer that is that one command, run where the task starts (no ``cd``,
-environment variable, pipe or other line).
+``**kwargs``), from an answer that is that one command, running a script of the task's own folder
+where the task starts (no ``cd``, environment variable, pipe or other line).
 """
 
 from __future__ import annotations
@@ -33,17 +33,16 @@ def _one_command(code: str) -> bool:
 
 
 def _module(result: ParseResult, module: str, workdir: str) -> str | None:
-    """The import path of the callee's module, from the task's folder: the script's own path when
-    the function is defined in it (``__main__``)."""
-    if module != "__main__":
-        parts = module.split(".")
-    else:
-        entry = result.entry
-        script = PurePosixPath(entry.target)
-        if PurePosixPath(entry.workdir) != PurePosixPath(workdir) or script.suffix != ".py" or ".." in script.parts:
-            return None
-        parts = [*script.parent.parts, script.stem]
-    return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else None
+    """The import path of the callee's module, from the task's folder: the script's own name when
+    the function is defined in it (``__main__``). Only a script in the task's folder: one in a
+    subfolder imports its siblings as top modules (``src/`` first on ``sys.path``), which an
+    import from the task's folder would not find."""
+    entry = result.entry
+    script = PurePosixPath(entry.target)
+    if PurePosixPath(entry.workdir) != PurePosixPath(workdir) or script.suffix != ".py" or len(script.parts) != 1:
+        return None
+    parts = module.split(".") if module != "__main__" else [script.stem]
+    return ".".join(parts) if all(p.isidentifier() for p in parts) else None
 
 
 def call_source(result: ParseResult, workdir: str) -> str | None:
