@@ -20,7 +20,7 @@ _FOLDERS = "models"  # the fixture repository whose task folders a `cd` can be w
 _DEMO = "demo.py"
 _OUT = "outside"  # the fixture repository with the argument patterns of repositories outside ML-Bench
 
-_DECLARED = (
+_STATIC = (
     Rule("unknown-script", "bash", ERROR, 3.0, {
         "": "{script} does not exist in {folder}{hint}",
         "cd": "cd {folder}: there is no folder {path} in the repository",
@@ -314,7 +314,7 @@ _DECLARED = (
                         instruction="Train the DCGAN on CIFAR-10 for 25 epochs."))),
 )
 
-_DECLARED += PARSE_RULES
+_DECLARED: tuple[Rule, ...] = _STATIC + PARSE_RULES
 RULES: dict[str, Rule] = {r.code: r for r in _DECLARED}
 if len(RULES) != len(_DECLARED):  # pragma: no cover - a catalogue mistake
     raise ValueError("a finding code is declared twice in ragcode.check.rules")
