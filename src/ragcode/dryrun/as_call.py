@@ -5,7 +5,7 @@
 the function, and does nothing else. When the user asks for Python in so many words and a sample
 wrote that command (``ragcode.answer.pipeline``), ``as_python`` gives the call instead: the import
 of the function and the call with the values fire read, as the dry run bound them, each written as
-Python that reads back equal (``_hook_libs._given``).
+Python that reads back equal (``_hook_fire._given``).
 
 It is said only where the call is the command's whole meaning: a fire parse that took every word
 (an argparse script runs its own code around its parse, so it has no such call), of a function a
