@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragcode.check import (CheckContext, Checker, Finding, check_answer, checkers_call_slots, checkers_declared,
-                           checkers_keep_fix, penalty)
+                           checkers_keep_fix, checkers_parsed_flags, penalty)
 from ragcode.check.fill import names_said
 from ragcode.check.instruction import read_instruction
 from ragcode.registry import Registry
@@ -172,9 +172,13 @@ def _fill_gaps(trial: Trial, fill: Any, key: str) -> None:
 
 
 def fill_step(trial: Trial) -> None:
+    """A left-out value given to its flag; the flags of a fire or configurator script, which no
+    static reading finds, from the dry run (``ragcode.check.spec_flags``)."""
     from ragcode.check.fill import fill_values
 
-    _fill_gaps(trial, fill_values, "filled")
+    parsed = checkers_parsed_flags(trial.code, trial.answer_type, trial.ctx, trial.checkers) if (
+        trial.gaps or trial.moved) else {}
+    _fill_gaps(trial, lambda code, findings, ctx: fill_values(code, findings, ctx, parsed), "filled")
 
 
 def fill_calls_step(trial: Trial) -> None:

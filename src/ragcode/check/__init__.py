@@ -179,6 +179,17 @@ def checkers_accept(code: str, answer_type: str, ctx: CheckContext, checkers: li
                (getattr(c, "accepts", None) for c in checkers) if accepts is not None)
 
 
+def checkers_parsed_flags(code: str, answer_type: str, ctx: CheckContext,
+                          checkers: list[Checker]) -> dict[str, tuple[str, list[dict]]]:
+    """The dry run's parameters of the scripts ``code`` runs that no static reading gives flags
+    for, from every checker with a ``parsed_flags(code, answer_type, ctx)`` method (the ``parse``
+    checker); {} when none has one."""
+    out: dict[str, tuple[str, list[dict]]] = {}
+    for read in (getattr(c, "parsed_flags", None) for c in checkers):
+        out.update(read(code, answer_type, ctx) if read is not None else {})
+    return out
+
+
 def checkers_as_python(code: str, answer_type: str, ctx: CheckContext, checkers: list[Checker]) -> str | None:
     """The Python call a command means, from the first checker with an ``as_python(code,
     answer_type, ctx)`` method that gives one (the ``parse`` checker: a python-fire command);
@@ -195,4 +206,4 @@ def penalty(findings: list[Finding]) -> float:
 
 
 __all__ = ["CHECKERS", "DEFAULT_CHECKS", "ERROR", "RULES", "WARNING", "WEIGHTS", "CheckContext", "Checker",
-           "Finding", "check_answer", "checkers_accept", "checkers_as_python", "checkers_keep_fix", "load_checkers", "moved_script", "penalty", "say"]
+           "Finding", "check_answer", "checkers_accept", "checkers_as_python", "checkers_keep_fix", "checkers_parsed_flags", "load_checkers", "moved_script", "penalty", "say"]

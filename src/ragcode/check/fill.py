@@ -32,12 +32,14 @@ import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ragcode.check import CheckContext, Finding
 from ragcode.check.args import positionals_missing, takes_value
 from ragcode.check.bash import Step, resolved_calls
 from ragcode.check.instruction import proper_names as proper_names  # read from here too
 from ragcode.check.instruction import read_instruction
+from ragcode.check.spec_flags import joins_with_equals, with_flags
 from ragcode.check.words import looks_negative, number_kind, without_thousands
 from ragcode.chunking.scripts.flags import Flag
 
@@ -49,6 +51,7 @@ _FILLER = {"n", "num", "the", "of", "to", "a", "is", "use", "do", "no", "for", "
 _BEFORE, _NEAR, _AFTER = 10, 3, 2
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)")
 _NAME_SCORE = 2.0  # a capitalised word needs its flag named next to it: "the X model"
+Parsed = dict[str, tuple[str, list[dict[str, Any]]]]  # resolved script path -> (parser, its dry run's spec)
 _VAGUE = {"true", "false", "none", "all", "yes", "default", "auto", "max", "min", "mean", "sum", "and", "the",
           "new", "test", "train", "eval", "base", "small", "large", "full"}
 
@@ -276,24 +279,27 @@ def _mentions(text: str, word: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
-def fill_values(code: str, findings: list[Finding], ctx: CheckContext) -> tuple[str, list[tuple[str, str]]]:
+def fill_values(code: str, findings: list[Finding], ctx: CheckContext,
+                parsed: Parsed | None = None) -> tuple[str, list[tuple[str, str]]]:
     """``code`` with each missing instruction value given to the flag it belongs to, and the
-    ``(value, flag)`` pairs used. Only a script call that ends its line is extended."""
+    ``(value, flag)`` pairs used. Only a script call that ends its line is extended. ``parsed``:
+    the dry run's parameters of scripts no static reading gives flags for (``spec_flags``)."""
     done: list[tuple[str, str]] = []
+    parsed = parsed or {}
     values = {v: 0.0 for v in missing_values(findings)}
-    for step in resolved_calls(code, ctx):
+    for step in with_flags(code, ctx, parsed):
         if step.flags is not None and step.last:
             values.update({v: 0.0 for v in choice_values(ctx.instruction, step.flags, code) if v not in values})
     values.update({v: _NAME_SCORE for v in read_instruction(ctx.instruction).names
                    if v not in values and not _mentions(code, v)})
     for value, at_least in values.items():
-        placed = _fill_each_place(code, value, at_least, ctx)
+        placed = _fill_each_place(code, value, at_least, ctx, parsed)
         if placed is not None:
             code = placed[0]
             done.extend((value, name) for name in placed[1])
             continue
         best: tuple[Slot, Step, str] | None = None
-        for step in resolved_calls(code, ctx):
+        for step in with_flags(code, ctx, parsed):
             if step.flags is None or step.call is None or not step.last:
                 continue
             slot = best_slot(value, step.flags, given_flags(step.call.args), ctx.instruction, at_least)
@@ -335,10 +341,11 @@ def _as_positional(code: str, value: str, values: dict[str, float], ctx: CheckCo
 _PATHLIKE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 
-def _fill_each_place(code: str, value: str, at_least: float, ctx: CheckContext) -> tuple[str, list[str]] | None:
+def _fill_each_place(code: str, value: str, at_least: float, ctx: CheckContext,
+                     parsed: Parsed) -> tuple[str, list[str]] | None:
     """``code`` with ``value`` given to each flag its places in the instruction choose
     (``slots_per_place``), when the one script call that ends its line takes them all."""
-    steps = [s for s in resolved_calls(code, ctx) if s.flags is not None and s.last]
+    steps = [s for s in with_flags(code, ctx, parsed) if s.flags is not None and s.last]
     if len(steps) != 1:
         return None
     step = steps[0]
@@ -353,14 +360,15 @@ def _fill_each_place(code: str, value: str, at_least: float, ctx: CheckContext) 
             return None
         code = new
         names.append(slot.flag.name)
-        step = next(s for s in resolved_calls(code, ctx) if s.flags is not None and s.last)
+        step = next(s for s in with_flags(code, ctx, parsed) if s.flags is not None and s.last)
     return code, names
 
 
 def _separator(step: Step) -> str:
-    """How the command gives flags their values: ``--lr=0.1`` when it already does so, else a space."""
+    """How the command gives flags their values: ``--lr=0.1`` when it already does so or its
+    script reads only that form (a configurator), else a space."""
     assert step.call is not None
-    return "=" if any(re.match(r"--?\w[\w-]*=", a) for a in step.call.args) else " "
+    return "=" if joins_with_equals(step) or any(re.match(r"--?\w[\w-]*=", a) for a in step.call.args) else " "
 
 
 def _put(lines: list[str], value: str, slot: Slot, step: Step, sep: str) -> str | None:

@@ -189,6 +189,18 @@ class ParseChecker:
         results = self._results(code, answer_type, ctx)
         return bool(results) and all(r.status == ACCEPTED and not r.cut and not r.unrecognized for r in results)
 
+    def parsed_flags(self, code: str, answer_type: str, ctx: CheckContext) -> dict[str, tuple[str, list[dict]]]:
+        """The parameters the dry run read of each script the answer runs whose parser no static
+        reading finds (python-fire, a configurator): resolved path -> ``(parser, spec)``, for the
+        fix that places left-out values (``ragcode.check.spec_flags``)."""
+        from pathlib import Path
+
+        from ragcode.check.spec_flags import SPEC_PARSERS
+
+        return {str((Path(ctx.repo_dir) / r.entry.workdir / r.entry.target).resolve()): (r.parser, r.spec)
+                for r in self._results(code, answer_type, ctx)
+                if r.entry.kind == "script" and r.parser in SPEC_PARSERS and r.spec}
+
     def as_python(self, code: str, answer_type: str, ctx: CheckContext) -> str | None:
         """The Python call a one-line command running a python-fire script makes
         (``ragcode.dryrun.as_call``), or None."""

@@ -1,0 +1,43 @@
+"""Left-out values placed on the flags of scripts no static reading finds (python-fire, a
+``sys.argv`` configurator), from their dry run (``ragcode.check.spec_flags``)."""
+
+from __future__ import annotations
+
+import pytest
+from dryrun_helpers import needs_bwrap, needs_extra
+from golden_repos import build_golden_repos
+
+from ragcode.answer.fixes import fix_and_keep
+from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
+from ragcode.check.spec_flags import flags_from_spec
+
+
+def test_the_dry_runs_parameters_become_flags_with_their_types_and_the_parsers_name():
+    spec = [{"name": "--batch_size", "type": "int", "required": False, "help": "", "default": "12"},
+            {"name": "ckpt_dir", "type": "", "required": True}, {"name": "-o / --out", "type": "str"}]
+    flags = flags_from_spec(spec, "configurator")
+    assert [(f.name, f.type, f.parser, f.default) for f in flags] == [("--batch_size", "int", "configurator", "12")]
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory):
+    return build_golden_repos(tmp_path_factory.mktemp("spec"))["outside"]
+
+
+@needs_extra("parsers")
+@needs_bwrap
+@pytest.mark.parametrize(("path", "code", "instruction", "fixed"), [
+    ("gpt", "python train.py --n_layer=4", "Train the model with 4 layers and a block size of 64.",
+     "python train.py --n_layer=4 --block_size=64"),  # a configurator reads only --name=value
+    ("gpt", "python train.py config/small.py", "Train the small model with a learning rate of 0.001.",
+     "python train.py config/small.py --learning_rate=0.001"),
+    ("tune", "python finetune.py --base_model llama-7b", "Fine-tune llama-7b for 2 epochs.",
+     "python finetune.py --base_model llama-7b --num_epochs 2"),  # a fire function's parameter
+])
+def test_a_left_out_value_goes_to_the_flag_the_dry_run_read(outside, path, code, instruction, fixed):
+    checkers = load_checkers([*DEFAULT_CHECKS, "parse"])
+    ctx = CheckContext(outside, path, instruction)
+    found = check_answer(code, "bash", ctx, checkers)
+    assert "missing-value" in [f.code for f in found]
+    kept = fix_and_keep(code, "bash", found, ctx, checkers)
+    assert kept is not None and kept.code == fixed and not kept.findings
