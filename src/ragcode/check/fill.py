@@ -39,7 +39,7 @@ from ragcode.check.args import positionals_missing, takes_value
 from ragcode.check.bash import Step, resolved_calls
 from ragcode.check.instruction import proper_names as proper_names  # read from here too
 from ragcode.check.instruction import read_instruction
-from ragcode.check.spec_flags import joins_with_equals, with_flags
+from ragcode.check.spec_flags import alike, joins_with_equals, with_flags
 from ragcode.check.words import looks_negative, number_kind, without_thousands
 from ragcode.chunking.scripts.flags import Flag
 
@@ -51,6 +51,7 @@ _FILLER = {"n", "num", "the", "of", "to", "a", "is", "use", "do", "no", "for", "
 _BEFORE, _NEAR, _AFTER = 10, 3, 2
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)")
 _NAME_SCORE = 2.0  # a capitalised word needs its flag named next to it: "the X model"
+_ALIKE = 1.0  # a flag whose value is one of the same kind (``alike``), where no word names a flag
 Parsed = dict[str, tuple[str, list[dict[str, Any]]]]  # resolved script path -> (parser, its dry run's spec)
 _VAGUE = {"true", "false", "none", "all", "yes", "default", "auto", "max", "min", "mean", "sum", "and", "the",
           "new", "test", "train", "eval", "base", "small", "large", "full"}
@@ -160,7 +161,7 @@ def best_slot(value: str, flags: list[Flag], given: dict[str, str | None], instr
         if spelled and (current is None or _names_value(instruction, current)
                         and sum(v == current for v in given.values()) == 1):
             continue  # a switch, or a value the user asked for (held by this flag alone): not ours to change
-        s = score(f, value, contexts)
+        s = score(f, value, contexts) or (_ALIKE if current is not None and alike(current, value) else 0.0)
         if s > 0 and s >= at_least:  # replacing what the model wrote is less sure than adding what it left out
             ranked.append(Slot(f, s - 0.25 if current is not None else s, current, spelled or ""))
     ranked.sort(key=lambda s: -s.score)
