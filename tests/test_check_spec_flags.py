@@ -9,7 +9,7 @@ from golden_repos import build_golden_repos
 
 from ragcode.answer.fixes import fix_and_keep
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
-from ragcode.check.spec_flags import flags_from_spec
+from ragcode.check.spec_flags import alike, flags_from_spec
 
 
 def test_the_dry_runs_parameters_become_flags_with_their_types_and_the_parsers_name():
@@ -17,6 +17,16 @@ def test_the_dry_runs_parameters_become_flags_with_their_types_and_the_parsers_n
             {"name": "ckpt_dir", "type": "", "required": True}, {"name": "-o / --out", "type": "str"}]
     flags = flags_from_spec(spec, "configurator")
     assert [(f.name, f.type, f.parser, f.default) for f in flags] == [("--batch_size", "int", "configurator", "12")]
+
+
+def test_a_hub_name_is_alike_another_that_shares_a_word_never_a_file_a_url_or_a_local_path():
+    assert alike("decapoda-research/llama-7b-hf", "huggyllama/llama-7b")
+    assert alike("facebook/opt-6.7b", "facebook/opt-1.3b")
+    assert not alike("yahma/alpaca-cleaned", "huggyllama/llama-7b")  # no word shared
+    assert not alike("bert-base-uncased", "roberta-base")  # no owner/name
+    assert not alike("data/x.json", "data/y.json")  # files
+    assert not alike("https://host/llama-7b", "huggyllama/llama-7b")
+    assert not alike("./out/llama-7b", "huggyllama/llama-7b")
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +43,9 @@ def outside(tmp_path_factory):
      "python train.py config/small.py --learning_rate=0.001"),
     ("tune", "python finetune.py --base_model llama-7b", "Fine-tune llama-7b for 2 epochs.",
      "python finetune.py --base_model llama-7b --num_epochs 2"),  # a fire function's parameter
+    # a README's model in the place of the user's, where no word of the instruction names the flag
+    ("tune", "python finetune.py --base_model decapoda-research/llama-7b-hf", "Fine-tune huggyllama/llama-7b.",
+     "python finetune.py --base_model huggyllama/llama-7b"),
 ])
 def test_a_left_out_value_goes_to_the_flag_the_dry_run_read(outside, path, code, instruction, fixed):
     checkers = load_checkers([*DEFAULT_CHECKS, "parse"])
