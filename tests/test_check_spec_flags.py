@@ -9,7 +9,8 @@ from golden_repos import build_golden_repos
 
 from ragcode.answer.fixes import fix_and_keep
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
-from ragcode.check.spec_flags import alike, flags_from_spec
+from ragcode.check.alike import alike
+from ragcode.check.spec_flags import flags_from_spec
 
 
 def test_the_dry_runs_parameters_become_flags_with_their_types_and_the_parsers_name():

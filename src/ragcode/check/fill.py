@@ -39,7 +39,8 @@ from ragcode.check.args import positionals_missing, takes_value
 from ragcode.check.bash import Step, resolved_calls
 from ragcode.check.instruction import proper_names as proper_names  # read from here too
 from ragcode.check.instruction import read_instruction
-from ragcode.check.spec_flags import alike, joins_with_equals, with_flags
+from ragcode.check.alike import alike
+from ragcode.check.spec_flags import joins_with_equals, with_flags
 from ragcode.check.words import looks_negative, number_kind, without_thousands
 from ragcode.chunking.scripts.flags import Flag
 

@@ -11,7 +11,6 @@ gives such a script's command its table from there, so the fix steps that place 
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ from ragcode.check.bash import Step, resolved_calls
 from ragcode.chunking.scripts.flag import Flag
 
 SPEC_PARSERS = ("fire", "configurator")  # parsers whose flags no static reading gives
-_FILE_END = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 
 def flags_from_spec(spec: list[dict[str, Any]], parser: str) -> list[Flag]:
@@ -52,17 +50,3 @@ def with_flags(code: str, ctx: CheckContext, parsed: dict[str, tuple[str, list[d
 def joins_with_equals(step: Step) -> bool:
     """The step's script reads only ``--name=value`` words (a ``sys.argv`` configurator)."""
     return bool(step.flags) and any(f.parser == "configurator" for f in step.flags or [])
-
-
-_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]")
-
-
-def alike(current: str, value: str) -> bool:
-    """``current``, the value a flag holds, names a thing of the same kind as the user's ``value``:
-    two hub names ``owner/name`` (no file ending, no URL) sharing a word of three letters or more
-    (``decapoda-research/llama-7b-hf`` copied from a README where the user named
-    ``huggyllama/llama-7b``): the model's example value in the place of the user's."""
-    if current == value or not all(_HUB_ID.fullmatch(v) and not _FILE_END.search(v) for v in (current, value)):
-        return False
-    words = [{w for w in re.split(r"[-_/.]", v.lower()) if len(w) >= 3 and not w.isdigit()} for v in (current, value)]
-    return bool(words[0] & words[1])
