@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
+from ragcode.check.words import FILE_END
+
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9]")
-_FILE_END = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 
 def alike(current: str, value: str) -> bool:
@@ -19,7 +20,7 @@ def alike(current: str, value: str) -> bool:
     two hub names ``owner/name`` (no file ending, no URL) sharing a word of three letters or more
     (``decapoda-research/llama-7b-hf`` copied from a README where the user named
     ``huggyllama/llama-7b``): the model's example value in the place of the user's."""
-    if current == value or not all(_HUB_ID.fullmatch(v) and not _FILE_END.search(v) for v in (current, value)):
+    if current == value or not all(_HUB_ID.fullmatch(v) and not FILE_END.search(v) for v in (current, value)):
         return False
     words = [{w for w in re.split(r"[-_/.]", v.lower()) if len(w) >= 3 and not w.isdigit()} for v in (current, value)]
     return bool(words[0] & words[1])

@@ -34,7 +34,7 @@ from ragcode.check.answer import code_text, read_answer
 from ragcode.check.instruction import read_instruction
 from ragcode.check.meaning import said, squash
 from ragcode.check.spellings import code_spells
-from ragcode.check.words import NUMBER_IN_CODE, number_value
+from ragcode.check.words import FILE_END, NUMBER_IN_CODE, number_value
 from ragcode.check.words import without_thousands as without_thousands
 
 _TOKEN = re.compile(r"~?[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")  # ~ too: ~/x and ~x are paths the answer wrote
@@ -62,7 +62,7 @@ def _users_way(value: str, wrong: str, repo: Path) -> bool:
 
 
 def _pathlike(value: str) -> bool:
-    return "/" in value or bool(re.search(r"\.[A-Za-z][A-Za-z0-9]{0,4}$", value))
+    return "/" in value or bool(FILE_END.search(value))
 
 
 def _wrapped(places: list[str], value: str, task_dir: Path) -> str:

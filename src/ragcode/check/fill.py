@@ -41,7 +41,7 @@ from ragcode.check.instruction import proper_names as proper_names  # read from 
 from ragcode.check.instruction import read_instruction
 from ragcode.check.alike import alike
 from ragcode.check.spec_flags import joins_with_equals, with_flags
-from ragcode.check.words import looks_negative, number_kind, without_thousands
+from ragcode.check.words import FILE_END, looks_negative, number_kind, without_thousands
 from ragcode.chunking.scripts.flags import Flag
 
 _WORD = re.compile(r"[A-Za-z]+")
@@ -195,7 +195,6 @@ def _names_one(flag: Flag, device: str) -> bool:
     return device in parts and not set(parts) & _COUNT_PARTS
 
 
-_FILE_END = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,4})$")
 
 
 def _same_kind(current: str, value: str) -> bool:
@@ -204,9 +203,9 @@ def _same_kind(current: str, value: str) -> bool:
     by a path or file of the same kind (``model/x.pth`` is no place for ``y.json``)."""
     if "$" in current:
         return False
-    if "/" not in current and not _FILE_END.search(current):
+    if "/" not in current and not FILE_END.search(current):
         return True
-    end, new_end = _FILE_END.search(current), _FILE_END.search(value)
+    end, new_end = FILE_END.search(current), FILE_END.search(value)
     return ("/" in value or new_end is not None) and (end.group(1) if end else "") == (
         new_end.group(1) if new_end else "")
 

@@ -6,7 +6,7 @@ set of patterns: what an int and a float look like (``number_kind``; a flag's ``
 by it), a word that starts like a negative number (a value, not a flag: ``--lr -5.0``), a number
 inside prose (``NUMBER_IN_TEXT``: not the ``5.`` ending a sentence) and in code (``NUMBER_IN_CODE``:
 there ``1.`` is the float 1), and ``300,000`` read as
-``300000``.
+``300000``. ``FILE_END`` is a file name's ending, which makes a value a file.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ NUMBER_IN_TEXT = re.compile(rf"(?<![\w.-])[-+]?(?:\d+\.\d+|\d+|\.\d+){_EXPONENT}
 NUMBER_IN_CODE = re.compile(rf"(?<![\w.-])[-+]?(?:\d+\.\d*|\d+|\.\d+){_EXPONENT}(?![\w.])")
 _NEGATIVE = re.compile(r"-\.?\d")
 _THOUSANDS = re.compile(r"(?<=\d),(?=000\b)")  # 300,000 (not a tuple such as 256,320)
+# a file name's ending (``.json``, ``.pth``; group 1 the suffix): what makes a value a file
+FILE_END = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,4})$")
 
 
 def number_kind(word: str) -> str:
