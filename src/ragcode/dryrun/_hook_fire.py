@@ -6,14 +6,14 @@ which reports the parse of the function fire calls, that function (``callee``) a
 the command gave (``given``), from which ``ragcode.dryrun.as_call`` writes the Python call."""
 
 
-def _given(fn, bound, named):
+def _given(bound, named):
     """The arguments the command gave (``named``: the parameters fire parsed a word for; it fills
     the others with their defaults), as ``[name, kind, source]``: ``source`` the value written as
     Python that reads back equal (``None`` when it cannot be), for a call with the same values."""
     import ast
     import inspect
 
-    kinds = inspect.signature(fn).parameters
+    kinds = bound.signature.parameters
     out = []
     for name, value in bound.arguments.items():
         variadic = kinds[name].kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
@@ -21,7 +21,8 @@ def _given(fn, bound, named):
             continue
         text = repr(value)
         try:
-            same = len(text) <= 300 and type(ast.literal_eval(text)) is type(value) and ast.literal_eval(text) == value
+            back = ast.literal_eval(text) if len(text) <= 300 else None
+            same = len(text) <= 300 and type(back) is type(value) and back == value
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             same = False
         out.append([name, kinds[name].kind.name, text if same else None])
@@ -57,7 +58,7 @@ def _patch_fire(core):
             emit("rejected", message=f"ERROR: {exc}", parser="fire", spec=spec_of(_signature_spec, fn))
         except ValueError:
             return original(component, args, component_trace, treatment, target)
-        given = _given(fn, bound, named)
+        given = _given(bound, named)
         bound.apply_defaults()
         params = {}
         for name, value in bound.arguments.items():  # a **kwargs parameter's names as parameters of their own
