@@ -12,7 +12,7 @@ have: the import fails with ``ImportError``.
   environment ragcode runs in may hold another version of the package than the answer's.
 
 Whether the package has the names is asked of the answer's interpreter
-(``CheckContext.interpreter``, else this one) through ``ragcode.execution.probe.ask_interpreter``:
+(``CheckContext.interpreter``, else this one) through ``ragcode.execution.probe.ask_json``:
 isolated, sandboxed, from an empty folder; it imports the installed package, never the
 repository. A package that does not import there, or a probe that fails, says nothing. Asked
 once per interpreter, package and names.

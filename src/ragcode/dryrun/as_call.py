@@ -20,6 +20,7 @@ import re
 from pathlib import PurePosixPath
 
 from ragcode.dryrun.result import ACCEPTED, ParseResult
+from ragcode.shell import logical_lines, without_comments
 
 NAMED = ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")
 WIDTH = 88  # a longer call gets one argument per line
@@ -27,8 +28,7 @@ _SHELL = re.compile(r"[;&|<>`$]")  # an operator, a redirection or an expansion:
 
 
 def _one_command(code: str) -> bool:
-    lines = [ln.strip() for ln in code.replace("\\\n", " ").splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith("#")]
+    lines = [ln.strip() for _, ln in logical_lines(without_comments(code)) if ln.strip()]
     return len(lines) == 1 and bool(re.match(r"python[\d.]*\s", lines[0])) and not _SHELL.search(lines[0])
 
 
