@@ -172,7 +172,7 @@ def test_ragcode_generate_prints_what_autofix_filled_in(tmp_path):
 
 
 def test_a_count_of_devices_never_goes_to_the_flag_that_picks_one():
-    from ragcode.check.fill import best_slot
+    from ragcode.check.slot import best_slot
     from ragcode.chunking.scripts.flags import Flag
 
     gpu, gpus = Flag(name="--gpu", type="int"), Flag(name="--gpus", type="int")

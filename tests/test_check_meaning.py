@@ -8,7 +8,7 @@ from __future__ import annotations
 from golden_repos import build_golden_repos
 
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
-from ragcode.check.fill import _same_kind
+from ragcode.check.slot import _same_kind
 from ragcode.check.instruction import read_instruction
 from ragcode.check.spellings import literal_words
 from ragcode.check.switch import named_here, switch_command

@@ -34,7 +34,7 @@ from ragcode.check.answer import code_text, read_answer
 from ragcode.check.instruction import read_instruction
 from ragcode.check.meaning import said, squash
 from ragcode.check.spellings import code_spells
-from ragcode.check.words import FILE_END, NUMBER_IN_CODE, number_value
+from ragcode.check.words import NUMBER_IN_CODE, number_value, pathlike
 from ragcode.check.words import without_thousands as without_thousands
 
 _TOKEN = re.compile(r"~?[A-Za-z0-9_./:-]*[A-Za-z0-9_/]")  # ~ too: ~/x and ~x are paths the answer wrote
@@ -61,10 +61,6 @@ def _users_way(value: str, wrong: str, repo: Path) -> bool:
     return code_spells(repo, value) and not code_spells(repo, wrong)
 
 
-def _pathlike(value: str) -> bool:
-    return "/" in value or bool(FILE_END.search(value))
-
-
 def _wrapped(places: list[str], value: str, task_dir: Path) -> str:
     """The path the answer writes for the user's file ``value`` in one of its ``places`` when it
     moved it: the file named bare put under an absolute folder the user never named
@@ -73,7 +69,7 @@ def _wrapped(places: list[str], value: str, task_dir: Path) -> str:
     that is not there (``content_images/amber.jpg``). A URL, a path that exists, and a bare name
     put under a relative folder (``data/coco128.yaml``, ``checkpoints/x.pt``: the repository's own
     layout) are left alone. Empty when there is none."""
-    if not _pathlike(value) or value.startswith(("/", "~")) or "://" in value or re.search(r"\s", value):
+    if not pathlike(value) or value.startswith(("/", "~")) or "://" in value or re.search(r"\s", value):
         return ""
     bare, name = value.removeprefix("./"), value.rsplit("/", 1)[-1]
     for place in places:
@@ -106,7 +102,7 @@ class CoverageChecker:
             v, n = value.spelling, value.number
             if n is not None and n in numbers:
                 continue
-            if n is None and _pathlike(v):
+            if n is None and pathlike(v):
                 places = read_answer(code, answer_type).value_places if places is None else places
                 wrapped = _wrapped(places, v, ctx.task_dir)
                 if wrapped:  # the user's file moved to a folder nobody named: /path/to/checkpoint.pth

@@ -6,7 +6,7 @@ When the coverage check reports such a value and the dry run bound the answer's 
 real signatures, ``fill_calls`` looks for the one parameter the call left unset that the value
 belongs to, and writes it in (``num_quantizers=4``).
 
-Which parameter: the bash fill's scoring (``ragcode.check.fill.score``), each unset parameter read
+Which parameter: the bash fill's scoring (``ragcode.check.slot.score``), each unset parameter read
 as a flag of its name and of the kind its annotation or default says (``int``, ``float``, ``str``;
 a bool parameter takes no number or name, ``*args``/``**kwargs`` none either, and a word only a
 ``str`` one): the words of the
@@ -24,7 +24,8 @@ import ast
 
 from ragcode.check import CheckContext, Finding
 from ragcode.check.answer import call_at, char_column
-from ragcode.check.fill import context_words, missing_values, score
+from ragcode.check.fill import missing_values
+from ragcode.check.slot import context_words, score
 from ragcode.check.words import number_kind
 from ragcode.chunking.scripts.flag import Flag
 

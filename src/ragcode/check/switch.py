@@ -27,7 +27,8 @@ from ragcode.check import CheckContext, Checker, check_answer
 from ragcode.check.bash import outside_or_inside, resolved_calls
 from ragcode.check.instruction import read_instruction
 from ragcode.check.facts import read_text, script_flags
-from ragcode.check.fill import context_words, fill_values, given_flags, missing_values, score
+from ragcode.check.fill import fill_values, given_flags, missing_values
+from ragcode.check.slot import context_words, score
 from ragcode.check.fill_vars import fill_vars
 from ragcode.check.retarget import GENERIC_NAMES, name_words, sibling_target
 from ragcode.chunking.markdown import fence_spans
@@ -92,7 +93,7 @@ def _overlay(words: tuple[str, ...], target: str, own: dict[str, str | None]) ->
 
 def fit(flags: list[Flag], instruction: str) -> float:
     """How well a script's flags take the instruction's numbers: each number given to the flag
-    its words name best (``check.fill.score``), one number per flag, the best pairs first."""
+    its words name best (``check.slot.score``), one number per flag, the best pairs first."""
     numbers = [v.spelling for v in read_instruction(instruction).values if v.kind in ("int", "float")]
     pairs = sorted(((score(f, v, context_words(instruction, v)), v, f.name) for v in numbers for f in flags),
                    reverse=True)

@@ -27,6 +27,11 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=000\b)")  # 300,000 (not a tuple such as 25
 FILE_END = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,4})$")
 
 
+def pathlike(value: str) -> bool:
+    """``value`` is a path or a file name: it has a slash or a file ending."""
+    return "/" in value or bool(FILE_END.search(value))
+
+
 def number_kind(word: str) -> str:
     """``"int"``, ``"float"`` (any other number: ``0.5``, ``1e-4``, ``5.``) or ``""``."""
     if INT.fullmatch(word):
