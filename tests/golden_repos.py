@@ -178,6 +178,14 @@ p.add_argument("--imgsz", "--img", "--img-size", type=int, default=640)
 p.add_argument("--cfg", type=str, default="")
 args = p.parse_args()
 '''
+VIT_MAIN = '''import argparse
+p = argparse.ArgumentParser("vit")
+p.add_argument("--model", default="vit_base")
+p.add_argument("--epochs", type=int, default=300)
+p.add_argument("--data-path", default="/datasets01/imagenet_full_size/061417/", type=str)
+p.add_argument("--output_dir", default="")
+args = p.parse_args()
+'''
 CIFAR = '''import argparse
 from models import ResNet18
 p = argparse.ArgumentParser(description="CIFAR10 training")
@@ -255,7 +263,7 @@ def _outside(root: Path) -> Path:
     """Scripts with the argument patterns of repositories outside ML-Bench: choices in the
     script's own spelling, a model registry, REMAINDER, a configurator that reads sys.argv, a
     package run with -m, flags whose defaults already hold the instruction's values, a script whose
-    model is chosen in its code (pytorch-cifar), a model with a 1D sibling, a python-fire script."""
+    model is chosen in its code (pytorch-cifar), a data path whose default names its dataset, a model with a 1D sibling, a python-fire script."""
     repo = make_check_repo(root)
     for name, text in (("scripts/masks.py", MASKS), ("segment/registry.py", REGISTRY), ("segment/__init__.py",
                        "from segment.registry import registry\n"), ("vision/show_attention.py", ATTENTION),
@@ -265,7 +273,7 @@ def _outside(root: Path) -> Path:
                        ("gpt/config/small.py", SMALL_CONFIG), ("nano/train.py", GLOBALS_TRAIN),
                        ("nano/configurator.py", STRICT_CONFIGURATOR), ("speech/__init__.py", ""),
                        ("speech/__main__.py", "from .cli import cli\n\ncli()\n"), ("speech/cli.py", SPEECH_CLI),
-                       ("cifar/main.py", CIFAR), ("cifar/models/__init__.py", "class ResNet18:\n    pass\n"),
+                       ("cifar/main.py", CIFAR), ("vit/main.py", VIT_MAIN), ("cifar/models/__init__.py", "class ResNet18:\n    pass\n"),
                        ("unet/__init__.py", UNETS), ("tune/finetune.py", FIRE_TUNE),
                        ("pyproject.toml", '[project]\nname = "speech"\n\n[project.scripts]\nspeech = "speech.cli:cli"\n')):
         (repo / name).parent.mkdir(parents=True, exist_ok=True)

@@ -171,6 +171,25 @@ def test_ragcode_generate_prints_what_autofix_filled_in(tmp_path):
     assert "--n_epochs 5 --lr 0.001" in result.stdout and "autofix: --lr 0.001" in result.stdout
 
 
+_DEFAULTS = """import argparse
+p = argparse.ArgumentParser()
+p.add_argument('--epochs', type=int, default=300)
+p.add_argument('--data-path', default='/datasets01/imagenet_full_size/061417/', type=str)
+p.add_argument('--coco-path', default='/datasets/coco/', type=str)
+p.add_argument('--output_dir', default='')
+p.parse_args()
+"""
+
+
+def test_a_left_out_path_goes_to_the_flag_whose_default_holds_the_data_the_user_names(tmp_path):
+    (tmp_path / "main.py").write_text(_DEFAULTS)
+    code, done = fill(tmp_path, "python main.py --epochs 30", "Fine-tune for 30 epochs on ImageNet at /data/imagenet.")
+    assert code == "python main.py --epochs 30 --data-path /data/imagenet" and done == [("/data/imagenet", "--data-path")]
+    # the word both paths hold is not said next to the value: no flag is named, nothing is filled
+    code, done = fill(tmp_path, "python main.py --epochs 30", "Fine-tune for 30 epochs with the files at /data/imagenet.")
+    assert done == [] and code == "python main.py --epochs 30"
+
+
 def test_a_count_of_devices_never_goes_to_the_flag_that_picks_one():
     from ragcode.check.slot import best_slot
     from ragcode.chunking.scripts.flags import Flag

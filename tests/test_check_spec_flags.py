@@ -9,7 +9,7 @@ from golden_repos import build_golden_repos
 
 from ragcode.answer.fixes import fix_and_keep
 from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers
-from ragcode.check.alike import alike
+from ragcode.check.alike import alike, alike_default
 from ragcode.check.spec_flags import flags_from_spec
 
 
@@ -28,6 +28,17 @@ def test_a_hub_name_is_alike_another_that_shares_a_word_never_a_file_a_url_or_a_
     assert not alike("data/x.json", "data/y.json")  # files
     assert not alike("https://host/llama-7b", "huggyllama/llama-7b")
     assert not alike("./out/llama-7b", "huggyllama/llama-7b")
+
+
+def test_a_default_path_is_alike_a_users_path_only_by_a_word_the_user_says_next_to_it():
+    default = "/datasets01/imagenet_full_size/061417/"
+    assert alike_default(default, "/data/imagenet", {"on", "imagenet", "at"})
+    assert not alike_default(default, "/data/imagenet", {"files", "at"})  # the shared word unsaid
+    assert not alike_default(default, "/data/cifar", {"imagenet", "at"})  # no word shared
+    assert not alike_default("data/imagenet/train.json", "/data/imagenet", {"imagenet"})  # a file for a folder
+    assert not alike_default("https://host/imagenet/", "/data/imagenet", {"imagenet"})  # a URL
+    assert not alike_default(None, "/data/imagenet", {"imagenet"})  # no default
+    assert not alike_default(default, default, {"imagenet"})  # the value is the default already
 
 
 @pytest.fixture(scope="module")

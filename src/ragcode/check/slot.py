@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ragcode.check.alike import alike
+from ragcode.check.alike import alike, alike_default
 from ragcode.check.args import takes_value
 from ragcode.check.words import FILE_END, number_kind, without_thousands
 from ragcode.chunking.scripts.flags import Flag
@@ -34,7 +34,7 @@ _PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _FILLER = {"n", "num", "the", "of", "to", "a", "is", "use", "do", "no", "for", "in", "on", "and"}
 _BEFORE, _NEAR, _AFTER = 10, 3, 2
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)")
-_ALIKE = 1.0  # a flag whose value is one of the same kind (``alike``), where no word names a flag
+_ALIKE = 1.0  # a flag whose value (or default) is one of the same kind (``alike``), where no word names a flag
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def best_slot(value: str, flags: list[Flag], given: dict[str, str | None], instr
         if spelled and (current is None or _names_value(instruction, current)
                         and sum(v == current for v in given.values()) == 1):
             continue  # a switch, or a value the user asked for (held by this flag alone): not ours to change
-        s = score(f, value, contexts) or (_ALIKE if current is not None and alike(current, value) else 0.0)
+        s = score(f, value, contexts) or _alike_score(f, current, value, contexts)
         if s > 0 and s >= at_least:  # replacing what the model wrote is less sure than adding what it left out
             ranked.append(Slot(f, s - 0.25 if current is not None else s, current, spelled or ""))
     ranked.sort(key=lambda s: -s.score)
@@ -150,6 +150,18 @@ def best_slot(value: str, flags: list[Flag], given: dict[str, str | None], instr
     if ranked[0].current is not None and not _same_kind(ranked[0].current, value):
         return None  # its flag holds a path, a file of another kind or a shell variable: not ours to change
     return ranked[0]
+
+
+def _alike_score(flag: Flag, current: str | None, value: str,
+                 contexts: list[list[tuple[str, float]]]) -> float:
+    """``_ALIKE`` when ``flag`` holds, or would hold by default, a value of the same kind as
+    ``value`` (``check.alike``), where no word names the flag; else 0."""
+    if current is not None:
+        return _ALIKE if alike(current, value) else 0.0
+    if flag.positional or not takes_value(flag) or not flag.default_literal:
+        return 0.0
+    near = {w for words in contexts for w, weight in words if weight >= 1.0}
+    return _ALIKE if alike_default(flag.default, value, near) else 0.0
 
 
 _DEVICES = {"gpu", "cpu", "tpu", "device", "node"}
