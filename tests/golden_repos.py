@@ -359,13 +359,16 @@ def parse_args():
 if __name__ == "__main__":
     parse_args()
 """
+CLUSTER = "import submitit\n\n" + SUBMIT  # the same wrapper, sending the run to a cluster as a job
 
 
 def _wrapper(root: Path) -> Path:
-    """A job-submission wrapper whose flags are its own and, through a parent parser, main.py's."""
+    """A job-submission wrapper whose flags are its own and, through a parent parser, main.py's;
+    its twin that imports a cluster's job library."""
     repo = make_check_repo(root)
     (repo / "main.py").write_text(MAIN_PARSER)
     (repo / "submit.py").write_text(SUBMIT)
+    (repo / "run_with_cluster.py").write_text(CLUSTER)
     return repo
 
 

@@ -266,8 +266,8 @@ class GenerationConfig(_Section):
     check: list[str] = Field(default_factory=lambda: ["bash", "python", "coverage", "parse"])
     select: bool = True
     autofix: bool = True
-    fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "switch", "refile", "rename",
-                                                      "drop", "fill", "fill_vars", "fill_calls"])
+    fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "unlaunch", "switch", "refile",
+                                                      "rename", "drop", "fill", "fill_vars", "fill_calls"])
     repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0
     fix_each: bool = False  # every sample through all the fixes before they are ordered, not only the certain ones
     sample_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.7

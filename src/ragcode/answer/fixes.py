@@ -9,7 +9,8 @@ that says whether a fixed answer is kept.
 - the guessing steps, for bash answers, tried together on a copy and kept only when the result is
   ``better`` than the certain fixes alone: ``expand`` (open an argument-less wrapper script,
   ``ragcode.check.expand``), ``retarget`` (move to the sibling script the instruction names,
-  ``ragcode.check.retarget``), ``switch`` (the documented sibling command that takes the
+  ``ragcode.check.retarget``), ``unlaunch`` (a cluster launcher the user never asked for moved to the
+  script it wraps, ``ragcode.check.launcher``), ``switch`` (the documented sibling command that takes the
   instruction's values, ``ragcode.check.switch``), ``refile`` (a config file that is not there
   written as the one the task's words name, ``ragcode.check.repo_files``), ``rename`` (a refused
   flag the user asked
@@ -39,8 +40,9 @@ from ragcode.check.fill import names_said
 from ragcode.check.instruction import read_instruction
 from ragcode.registry import Registry
 
-DEFAULT_FIXES = ("certain", "expand", "retarget", "switch", "refile", "rename", "drop", "fill", "fill_vars", "fill_calls")
-GUESSING = ("expand", "retarget", "switch", "refile", "rename", "drop", "fill", "fill_vars", "fill_calls")
+DEFAULT_FIXES = ("certain", "expand", "retarget", "unlaunch", "switch", "refile", "rename", "drop", "fill", "fill_vars",
+                 "fill_calls")
+GUESSING = ("expand", "retarget", "unlaunch", "switch", "refile", "rename", "drop", "fill", "fill_vars", "fill_calls")
 
 
 @dataclass
@@ -68,7 +70,7 @@ class Trial:
 @dataclass(frozen=True)
 class Fixed:
     """What the fixes made of an answer: the code, its findings, and the record of what was done
-    (``pairs``: the certain fixes; ``expanded``, ``retargeted``, ``switched``, ``refiled``, ``renamed``,
+    (``pairs``: the certain fixes; ``expanded``, ``retargeted``, ``unlaunched``, ``switched``, ``refiled``, ``renamed``,
     ``dropped``,
     ``filled``, ``exported``: the guessing steps kept)."""
 
@@ -114,6 +116,21 @@ def retarget_step(trial: Trial) -> None:
     if penalty(moved_fs) <= penalty(trial.findings):
         trial.record["retargeted"] = moved
         trial.take(moved, moved_fs)
+
+
+def unlaunch_step(trial: Trial) -> None:
+    """A cluster launcher the user never asked for (``cluster-launcher``) moved to the script it
+    wraps (``ragcode.check.launcher``); ``drop`` then takes out the cluster flags it refuses."""
+    from ragcode.check.retarget import replace_word
+
+    moves = [(f.target, f.suggestion) for f in trial.findings if f.code == "cluster-launcher" and f.suggestion]
+    code = trial.code
+    for launcher, wrapped in moves:
+        code = replace_word(code, launcher, wrapped, count=0)
+    if code != trial.code:
+        trial.moved = True
+        trial.record["unlaunched"] = [list(m) for m in moves]
+        trial.take(code)
 
 
 def switch_step(trial: Trial) -> None:
@@ -199,6 +216,7 @@ FIXES = Registry("fix", {
     "certain": "ragcode.answer.fixes:certain_fixes",  # always first, before the guessing steps
     "expand": "ragcode.answer.fixes:expand_step",
     "retarget": "ragcode.answer.fixes:retarget_step",
+    "unlaunch": "ragcode.answer.fixes:unlaunch_step",
     "switch": "ragcode.answer.fixes:switch_step",
     "refile": "ragcode.answer.fixes:refile_step",
     "rename": "ragcode.answer.fixes:rename_step",

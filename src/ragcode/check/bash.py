@@ -28,6 +28,7 @@ from pathlib import Path
 from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.args import match_args
+from ragcode.check.launcher import cluster_launcher
 from ragcode.check.facts import console_scripts, installed_command, module_file, read_text, script_flags, scripts_near
 from ragcode.check.repo_files import missing_files
 from ragcode.chunking.scripts.flags import Flag
@@ -231,7 +232,8 @@ class BashChecker:
             return found
         if step.flags is None:
             return _reads_nothing(call, step.path, None, call.target, repo, line)
-        return [_at(f, line) for f in match_args(call.args, step.flags, call.target)]
+        return ([_at(f, line) for f in match_args(call.args, step.flags, call.target)]
+                + cluster_launcher(call.target, step.path, ctx.instruction, line))
 
 
 # files no interpreter runs: documents, data, configs, images (``python README.md:12-40`` is a

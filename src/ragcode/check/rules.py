@@ -72,6 +72,20 @@ _STATIC = (
         "": "{launcher} {target}: python cannot run a shell script; run it with bash"},
         "a shell script run by python (`python run.sh`): a certain fix to `bash run.sh`",
         (RuleCase("python run.sh cora", target="python run.sh"),), fix="certain", fixed_by=("certain",)),
+    Rule("cluster-launcher", "bash", WARNING, 1.0, {
+        "": "{script} submits the run as a cluster job ({library}), which the instruction does not ask for: "
+            "{wrapped}, the script it wraps, takes the same flags and runs here"},
+        "a job launcher run where the user asked for no cluster: a script that imports a job-submission library "
+        "(submitit) and the one script of its folder whose parser it extends (`run_with_submitit.py` wrapping "
+        "`main.py`), with no word of clusters, nodes, partitions or jobs in the instruction; the call is moved to "
+        "the wrapped script when the answer then checks better (`unlaunch`), and the cluster flags it refuses are "
+        "dropped (`drop`)",
+        (RuleCase("python run_with_cluster.py --model small --nodes 2", repo="wrapper",
+                  instruction="Train the small model.", target="run_with_cluster.py"),),
+        fix="guessing", fixed_by=("unlaunch",),
+        quiet=(RuleCase("python run_with_cluster.py --model small --nodes 2", repo="wrapper",
+                        instruction="Train the small model on 2 nodes of the SLURM cluster."),
+               RuleCase("python submit.py --model small", repo="wrapper", instruction="Train the small model."))),
     Rule("unknown-flag", "bash", ERROR, 1.0, {
         "": "{flag} is not a flag of {script}{hint}",
         "executed": "{flags} is not accepted by the script's parser"},
