@@ -34,7 +34,8 @@ RUNNABLE = (".py", ".sh")
 _SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv"}
 
 
-def _mtime(path: Path) -> float:
+def mtime(path: Path) -> float:
+    """The file's modification time (-1 when it cannot be read): a cache key part for what is read from it."""
     try:
         return path.stat().st_mtime
     except OSError:
@@ -58,7 +59,7 @@ def read_text(path: Path) -> str | None:
 
 def script_flags(path: Path) -> list[Flag] | None:
     path = Path(path).resolve()
-    return _script_flags(path, _mtime(path))
+    return _script_flags(path, mtime(path))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -124,7 +125,7 @@ def _within(path: Path, roots: list[Path]) -> bool:
 
 def module_symbols(path: Path) -> frozenset[str] | None:
     path = Path(path)
-    return _module_symbols(path, _mtime(path))
+    return _module_symbols(path, mtime(path))
 
 
 @functools.lru_cache(maxsize=1024)

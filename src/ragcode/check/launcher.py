@@ -17,12 +17,13 @@ command line of its own (``import main as classification``); none, or two: no fi
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from pathlib import Path
 
 from ragcode.check import WARNING, Finding, say
-from ragcode.check.facts import read_text, script_flags
+from ragcode.check.facts import mtime, read_text, script_flags
 
 JOB_LIBRARIES = frozenset({"submitit"})  # libraries that submit a Python function as a cluster job
 _CLUSTER_WORDS = frozenset({"slurm", "submitit", "cluster", "clusters", "node", "nodes", "multinode", "partition",
@@ -32,19 +33,29 @@ _CLUSTER_WORDS = frozenset({"slurm", "submitit", "cluster", "clusters", "node", 
 def wrapped_script(path: Path) -> Path | None:
     """The script of its own folder that the job launcher at ``path`` runs, or None when
     ``path`` imports no job library or not exactly one sibling module with a command line."""
-    text = read_text(path) if path.suffix == ".py" else None
-    if text is None:
-        return None
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    names = _imported(tree)
-    if not names & JOB_LIBRARIES:
+    launch = _launch(path)
+    return launch[0] if launch else None
+
+
+def _launch(path: Path) -> tuple[Path, str] | None:
+    """The script the launcher at ``path`` wraps and the job libraries it imports."""
+    names = _imports_of(path.resolve(), mtime(path)) if path.suffix == ".py" else frozenset()
+    libraries = sorted(names & JOB_LIBRARIES)
+    if not libraries:
         return None
     siblings = [path.parent / f"{n}.py" for n in sorted(names) if n != path.stem]
     runnable = [p for p in siblings if p.is_file() and script_flags(p)]
-    return runnable[0] if len(runnable) == 1 else None
+    return (runnable[0], ", ".join(libraries)) if len(runnable) == 1 else None
+
+
+@functools.lru_cache(maxsize=256)
+def _imports_of(path: Path, _mtime: float) -> frozenset[str]:
+    """What the script at ``path`` imports (``_imported``), read once per version of the file."""
+    text = read_text(path)
+    try:
+        return frozenset(_imported(ast.parse(text))) if text is not None else frozenset()
+    except (SyntaxError, ValueError):
+        return frozenset()
 
 
 def _imported(tree: ast.Module) -> set[str]:
@@ -66,11 +77,11 @@ def asks_cluster(instruction: str) -> bool:
 def cluster_launcher(target: str, path: Path | None, instruction: str, line: int) -> list[Finding]:
     """``cluster-launcher`` for a call of the script at ``path`` (written ``target``) that wraps
     another in a cluster job, when the instruction asks for no cluster."""
-    wrapped = wrapped_script(path) if path is not None else None
-    if path is None or wrapped is None or asks_cluster(instruction):
+    launch = _launch(path) if path is not None else None
+    if launch is None or asks_cluster(instruction):
         return []
-    instead = os.path.join(os.path.dirname(target), wrapped.name)
-    library = ", ".join(sorted(_imported(ast.parse(read_text(path) or "")) & JOB_LIBRARIES))
+    instead = os.path.join(os.path.dirname(target), launch[0].name)
+    library = launch[1]
     return [Finding("bash", "cluster-launcher", say("cluster-launcher", script=target, library=library,
                                                     wrapped=instead),
                     severity=WARNING, line=line, target=target, suggestion=instead)]

@@ -18,6 +18,8 @@ import functools
 import symtable
 from pathlib import Path
 
+from ragcode.check.facts import mtime
+
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__builtins__", "__spec__"}
 
 
@@ -75,19 +77,12 @@ def defining_module(name: str, imported: list[Path], root: Path) -> str:
     modules beside them, that defines ``name`` at its top (a class, a function or an assignment;
     not an import of it), as a dotted name from ``root``; empty when none or several do."""
     files = {f for path in imported for f in (path, *sorted(path.parent.glob("*.py")))}
-    found = {f for f in files if name in _top_definitions(f, _mtime(f))}
+    found = {f for f in files if name in _top_definitions(f, mtime(f))}
     if len(found) != 1:
         return ""
     path = found.pop().relative_to(root)
     parts = path.with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 @functools.lru_cache(maxsize=1024)
