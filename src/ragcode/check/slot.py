@@ -14,6 +14,8 @@ a number, and a number goes to a flag that is numeric or untyped (or string-type
 A flag that takes no value, or is already given a value the instruction names, is out, and so is a
 flag that names one device (``--gpu``, ``--device``) for a count of them ("all 8 GPUs": ``--gpu 8``
 would pick the ninth GPU); replacing a value ranks below adding one. Two flags with the same best score: nothing is filled.
+Where no word names a flag, one whose value, or default when the command leaves it out, is of
+the same kind as the user's (``ragcode.check.alike``) scores 1.
 """
 
 from __future__ import annotations
