@@ -28,8 +28,8 @@ from pathlib import Path
 from ragcode.check import WARNING, CheckContext, Finding, say
 from ragcode.check.answer import read_answer
 from ragcode.check.args import match_args
-from ragcode.check.launcher import cluster_launcher
 from ragcode.check.facts import console_scripts, installed_command, module_file, read_text, script_flags, scripts_near
+from ragcode.check.launcher import cluster_launcher
 from ragcode.check.repo_files import missing_files
 from ragcode.chunking.scripts.flags import Flag
 from ragcode.errors import RepoPathError

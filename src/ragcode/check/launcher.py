@@ -81,7 +81,6 @@ def cluster_launcher(target: str, path: Path | None, instruction: str, line: int
     if launch is None or asks_cluster(instruction):
         return []
     instead = os.path.join(os.path.dirname(target), launch[0].name)
-    library = launch[1]
-    return [Finding("bash", "cluster-launcher", say("cluster-launcher", script=target, library=library,
+    return [Finding("bash", "cluster-launcher", say("cluster-launcher", script=target, library=launch[1],
                                                     wrapped=instead),
                     severity=WARNING, line=line, target=target, suggestion=instead)]
