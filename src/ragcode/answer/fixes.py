@@ -118,19 +118,27 @@ def retarget_step(trial: Trial) -> None:
         trial.take(moved, moved_fs)
 
 
+def _take_suggestions(trial: Trial, code_name: str, key: str) -> bool:
+    """Each ``code_name`` finding's target written as its suggestion, wherever it stands as a word;
+    the pairs recorded under ``key``. Whether the code changed."""
+    from ragcode.check.retarget import replace_word
+
+    moves = [(f.target, f.suggestion) for f in trial.findings if f.code == code_name and f.suggestion]
+    code = trial.code
+    for old, new in moves:
+        code = replace_word(code, old, new, count=0)
+    if code == trial.code:
+        return False
+    trial.record[key] = [list(m) for m in moves]
+    trial.take(code)
+    return True
+
+
 def unlaunch_step(trial: Trial) -> None:
     """A cluster launcher the user never asked for (``cluster-launcher``) moved to the script it
     wraps (``ragcode.check.launcher``); ``drop`` then takes out the cluster flags it refuses."""
-    from ragcode.check.retarget import replace_word
-
-    moves = [(f.target, f.suggestion) for f in trial.findings if f.code == "cluster-launcher" and f.suggestion]
-    code = trial.code
-    for launcher, wrapped in moves:
-        code = replace_word(code, launcher, wrapped, count=0)
-    if code != trial.code:
+    if _take_suggestions(trial, "cluster-launcher", "unlaunched"):
         trial.moved = True
-        trial.record["unlaunched"] = [list(m) for m in moves]
-        trial.take(code)
 
 
 def switch_step(trial: Trial) -> None:
@@ -147,15 +155,7 @@ def switch_step(trial: Trial) -> None:
 def refile_step(trial: Trial) -> None:
     """A missing config-like file the task's words name another file for (``missing-file`` with
     a suggestion, ``ragcode.check.repo_files``) written as that file."""
-    from ragcode.check.retarget import replace_word
-
-    moves = [(f.target, f.suggestion) for f in trial.findings if f.code == "missing-file" and f.suggestion]
-    code = trial.code
-    for wrong, right in moves:
-        code = replace_word(code, wrong, right, count=0)
-    if code != trial.code:
-        trial.record["refiled"] = [list(m) for m in moves]
-        trial.take(code)
+    _take_suggestions(trial, "missing-file", "refiled")
 
 
 def rename_step(trial: Trial) -> None:

@@ -49,4 +49,4 @@ def with_flags(code: str, ctx: CheckContext, parsed: dict[str, tuple[str, list[d
 
 def joins_with_equals(step: Step) -> bool:
     """The step's script reads only ``--name=value`` words (a ``sys.argv`` configurator)."""
-    return bool(step.flags) and any(f.parser == "configurator" for f in step.flags or [])
+    return any(f.parser == "configurator" for f in step.flags or [])
