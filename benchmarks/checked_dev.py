@@ -77,16 +77,18 @@ def _drawn(cands: list[dict]) -> list[tuple[int, str]]:
     return out
 
 
-def _replay(cands: list[dict], task, repos: Path, check: list[str],
-            fixes: list[str] | None = None, fix_each: bool = False) -> tuple[dict[str, tuple[str, list]], dict[str, str]]:
+def _replay(cands: list[dict], task, repos: Path, check: list[str], fixes: list[str] | None = None,
+            fix_each: bool = False, samples: int = 0, more: int = 0) -> tuple[dict[str, tuple[str, list]], dict[str, str]]:
     """The select / autofix / repair stages recomputed with the CURRENT checks, ranking, fixes and
     repair rule from the run's stored samples (no model call), as checked generation chooses
     (``ragcode.answer.pipeline.choose``). A stored repair round is reused only when it was made for
     the same first answer; otherwise that stage stays as chosen. Also each answer's kind by its
-    code (a command asked for as Python may be chosen as its call)."""
+    code (a command asked for as Python may be chosen as its call). ``samples``: only the first
+    that many samples (0 = all stored); ``more``: as ``generation.more_samples``, the next that many
+    join when the first of them, fixed, still has findings (``ragcode.answer.pipeline.needs_more``)."""
     from ragcode.bench.repos import repo_dir_for
     from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers, penalty
-    from ragcode.answer.pipeline import choose
+    from ragcode.answer.pipeline import choose, needs_more
     from ragcode.answer.repair import lost_values
     from ragcode.answer.run import CheckedRun
     from ragcode.types import Candidate
@@ -98,7 +100,10 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str],
                  zip(cands, _drawn(cands))]
     originals.sort(key=lambda c: c.sample_index)
     run = CheckedRun(ctx, checkers, autofix=True, fix_each=fix_each, **({"fixes": tuple(fixes)} if fixes else {}))
-    ranked, found = choose(originals, run)
+    first_n = [c for c in originals if not samples or c.sample_index < samples]
+    ranked, found = choose(first_n, run)
+    if more and samples and needs_more(found[0]):
+        ranked, found = choose([c for c in originals if c.sample_index < samples + more], run)
     first, fixed_fs = ranked[0], found[0]
     fix = first.metadata["check"].get("autofix")
     chosen = (fix["previous"], fix["findings_before"]) if fix else (first.code, first.metadata["check"]["findings"])
@@ -147,7 +152,8 @@ def modes(args: argparse.Namespace) -> int:
         cands = rec["candidates"]
         greedy = next((c for c in cands if c["metadata"].get("check", {}).get("original_index") == 0), cands[0])
         stored = _stages(cands)
-        stages, kinds = (_replay(cands, task, Path(args.replay), args.check, args.fixes, args.fix_each)
+        stages, kinds = (_replay(cands, task, Path(args.replay), args.check, args.fixes, args.fix_each,
+                                 args.samples, args.more)
                          if args.replay else (stored, {}))
         fix = greedy["metadata"].get("check", {}).get("autofix")  # as drawn: before any autofix and repair
         single = stored["select"] if greedy is cands[0] else (fix["previous"], fix["findings_before"]) if fix else (
@@ -265,6 +271,10 @@ def main(argv: list[str] | None = None) -> int:
                         "certain,expand,retarget,switch,fill,fill_vars to leave one out")
     m.add_argument("--fix-each", action="store_true", help="the replay fixes every sample before ordering them "
                    "(generation.fix_each), not only the first after")
+    m.add_argument("--samples", type=int, default=0, help="the replay chooses among the first K stored samples "
+                   "only (0 = all)")
+    m.add_argument("--more", type=int, default=0, help="with --samples K: the next M samples join when the "
+                   "first answer, fixed, still has findings (generation.more_samples)")
     r = sub.add_parser("references")
     r.add_argument("--tasks", required=True)
     r.add_argument("--repos", default="repos")

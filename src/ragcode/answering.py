@@ -59,7 +59,7 @@ def generate_from_config(instruction: str, context: Context | None, llm: LLM, co
         check_ctx = dataclasses.replace(check_ctx, extra={**check_ctx.extra, "context": context.text})
     run = CheckedRun(check_ctx, load_checkers(gen.check, config), gen.select, gen.autofix, tuple(gen.fixes),
                      gen.repair_rounds, gen.fix_each)
-    return checked_candidates(Draw(messages, meta, llm, n or gen.n, sampling), run, Journal(journal))
+    return checked_candidates(Draw(messages, meta, llm, n or gen.n, sampling, gen.more_samples), run, Journal(journal))
 
 
 def generate(task: str | Task, index: IndexRef | None = None, n: int | None = None, config: Config | None = None,

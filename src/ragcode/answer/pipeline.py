@@ -9,7 +9,10 @@ and orders them best first (``ragcode.answer.select``; ``choose``): every sample
 fixes before the order is made (a sample one certain fix makes right is not ranked below one no
 fix mends), and with ``generation.fix_each`` all the fixes, otherwise the first gets the
 guessing steps after it. Then the first
-gets up to ``repair_rounds`` rounds (``ragcode.answer.repair``). Every candidate's metadata
+gets up to ``repair_rounds`` rounds (``ragcode.answer.repair``). When the first answer still has
+findings after its fixes, ``generation.more_samples`` more are drawn (seeds going on from ``n``, so
+they are the samples a larger ``n`` would have drawn) and the choice is made again among all of
+them: the extra samples cost time only where the first ``n`` left doubt. Every candidate's metadata
 carries its findings (``check``) and what its fixes did (``autofix``); the first also the repair
 rounds. A ``Journal`` makes a task
 resumable mid-way: finished steps are read back, not generated again.
@@ -27,7 +30,7 @@ from ragcode.answer.repair import repair_first
 from ragcode.answer.run import CheckedRun, Draw
 from ragcode.answer.select import annotate, rank, reannotate
 from ragcode.asked import asked_kind
-from ragcode.check import Finding, check_answer, checkers_accept, checkers_as_python
+from ragcode.check import Finding, check_answer, checkers_accept, checkers_as_python, penalty
 from ragcode.generation.generate import sample_candidates, to_candidate
 from ragcode.types import Candidate, CandidateMetadata
 
@@ -43,19 +46,49 @@ def draw(job: Draw, journal: Journal) -> list[Candidate]:
         rest = sample_candidates(job.messages, job.meta, job.llm, job.n - 1,
                                  dataclasses.replace(job.sampling, seed=job.sampling.seed + 1))
         cands += [dataclasses.replace(c, sample_index=i + 1) for i, c in enumerate(rest)]
-    keep = ("sampling", "seconds", "tokens_per_s", "seed", "answer_tokens")
-    journal.put("samples", [{"text": c.text, "meta": {k: c.metadata.get(k) for k in keep}} for c in cands])
+    _put_samples(journal, "samples", cands)
     return cands
 
 
+def draw_more(job: Draw, journal: Journal) -> list[Candidate]:
+    """``job.more`` samples after the first ``job.n``, read back or drawn and journalled: sample
+    ``n + j`` at the sampling temperature with seed ``seed + n + j``, as a draw of ``n + more``
+    samples would have drawn it."""
+    done = journal.get("more-samples")
+    if done is not None:
+        return [to_candidate(d["text"], job.n + i, dict(job.meta, **d["meta"])) for i, d in enumerate(done)]
+    more = sample_candidates(job.messages, job.meta, job.llm, job.more,
+                             dataclasses.replace(job.sampling, seed=job.sampling.seed + job.n))
+    cands = [dataclasses.replace(c, sample_index=job.n + i) for i, c in enumerate(more)]
+    _put_samples(journal, "more-samples", cands)
+    return cands
+
+
+def _put_samples(journal: Journal, step: str, cands: list[Candidate]) -> None:
+    keep = ("sampling", "seconds", "tokens_per_s", "seed", "answer_tokens")
+    journal.put(step, [{"text": c.text, "meta": {k: c.metadata.get(k) for k in keep}} for c in cands])
+
+
 def checked_candidates(job: Draw, run: CheckedRun, journal: Journal | None = None) -> list[Candidate]:
+    """The drawn answers checked, ordered best first and fixed (``choose``); when the first still
+    has findings and ``job.more`` is set, that many more are drawn and all are chosen among again;
+    then the first's repair rounds."""
     journal = journal or Journal(None)
     started = time.perf_counter()
-    cands, findings = choose(draw(job, journal), run)
+    drawn = draw(job, journal)
+    cands, findings = choose(drawn, run)
+    if job.more and cands and needs_more(findings[0]):
+        cands, findings = choose([*drawn, *draw_more(job, journal)], run)
     if run.repair_rounds and cands:
         cands[0] = repair_first(cands[0], findings[0], job, run, journal)
     cands[0].metadata["check"]["seconds"] = round(time.perf_counter() - started, 3)
     return cands
+
+
+def needs_more(findings: list[Finding]) -> bool:
+    """Whether the best answer, fixed, is doubtful enough to draw more samples: any finding that
+    weighs (a note of weight 0 does not)."""
+    return penalty(findings) > 0
 
 
 def choose(cands: list[Candidate], run: CheckedRun) -> tuple[list[Candidate], list[list[Finding]]]:
