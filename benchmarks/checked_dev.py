@@ -85,7 +85,7 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str], fixes: list[
     the same first answer; otherwise that stage stays as chosen. Also each answer's kind by its
     code (a command asked for as Python may be chosen as its call). ``samples``: only the first
     that many samples (0 = all stored); ``more``: as ``generation.more_samples``, the next that many
-    join when the first of them, fixed, still has findings (``ragcode.answer.pipeline.needs_more``)."""
+    join when the first of them, fixed, still has an error finding (``ragcode.answer.pipeline.needs_more``)."""
     from ragcode.bench.repos import repo_dir_for
     from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers, penalty
     from ragcode.answer.pipeline import choose, needs_more
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--samples", type=int, default=0, help="the replay chooses among the first K stored samples "
                    "only (0 = all)")
     m.add_argument("--more", type=int, default=0, help="with --samples K: the next M samples join when the "
-                   "first answer, fixed, still has findings (generation.more_samples)")
+                   "first answer, fixed, still has an error finding (generation.more_samples)")
     r = sub.add_parser("references")
     r.add_argument("--tasks", required=True)
     r.add_argument("--repos", default="repos")

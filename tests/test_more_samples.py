@@ -1,4 +1,4 @@
-"""``generation.more_samples``: more answers drawn only when the best of the first n is doubtful."""
+"""``generation.more_samples``: more answers drawn only when the repository refuses the best of the first n."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def config(*extra: str):
     return load_config(overrides=["generation.check=[bash,python,coverage]", "generation.autofix=false", *extra])
 
 
-def test_when_the_first_samples_all_have_findings_more_are_drawn_and_a_clean_one_wins(ctx):
+def test_when_the_first_samples_are_all_refused_more_are_drawn_and_a_clean_one_wins(ctx):
     llm = ScriptedLLM(answers=[BAD_SCRIPT, BAD_SCRIPT, GOOD, BAD_SCRIPT])
     cands = generate_from_config(INSTRUCTION, None, llm, config("generation.n=2", "generation.more_samples=2"), ctx)
     assert len(cands) == 4 and "--lr 0.1" in cands[0].code and cands[0].metadata["check"]["findings"] == []
@@ -39,10 +39,19 @@ def test_when_the_first_samples_all_have_findings_more_are_drawn_and_a_clean_one
     assert llm.calls[2]["sampling"].seed == 2 and llm.calls[2]["sampling"].temperature == 0.7
 
 
-def test_no_more_samples_are_drawn_when_the_best_answer_is_clean(ctx):
+def test_no_more_samples_are_drawn_when_the_best_answer_is_clean_and_accepted(ctx):
     llm = ScriptedLLM(answers=[BAD_SCRIPT, GOOD, BAD_FLAG])
     cands = generate_from_config(INSTRUCTION, None, llm, config("generation.n=2", "generation.more_samples=3"), ctx)
     assert len(cands) == 2 and len(llm.calls) == 2 and "--lr 0.1" in cands[0].code
+
+
+def test_a_first_answer_with_only_warnings_draws_no_more(ctx):
+    """A missing value is a warning: the repository accepts the answer, so no more samples."""
+    no_batch = "```bash\npython train.py --data cora --lr 0.1\n```"
+    llm = ScriptedLLM(answers=[no_batch, GOOD])
+    cands = generate_from_config(INSTRUCTION, None, llm, config("generation.n=1", "generation.more_samples=2"), ctx)
+    assert len(cands) == 1 and len(llm.calls) == 1
+    assert [f["code"] for f in cands[0].metadata["check"]["findings"]] == ["missing-value"]
 
 
 def test_more_samples_off_by_default_keeps_n_answers(ctx):

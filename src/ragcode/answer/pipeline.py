@@ -8,14 +8,14 @@ the Python call it makes, where that is certain: ``as_asked``), passes them thro
 and orders them best first (``ragcode.answer.select``; ``choose``): every sample gets the certain
 fixes before the order is made (a sample one certain fix makes right is not ranked below one no
 fix mends), and with ``generation.fix_each`` all the fixes, otherwise the first gets the
-guessing steps after it. Then the first
-gets up to ``repair_rounds`` rounds (``ragcode.answer.repair``). When the first answer still has
-findings after its fixes, ``generation.more_samples`` more are drawn (seeds going on from ``n``, so
-they are the samples a larger ``n`` would have drawn) and the choice is made again among all of
-them: the extra samples cost time only where the first ``n`` left doubt. Every candidate's metadata
+guessing steps after it. When the first answer is still refused after its fixes (an error
+finding), ``generation.more_samples`` more are drawn (seeds going on from ``n``, so they are the
+samples a larger ``n`` would have drawn) and the choice is made again among all of them: the extra
+samples cost time only where the first ``n`` gave nothing the repository accepts. Then the first
+gets up to ``repair_rounds`` rounds (``ragcode.answer.repair``). Every candidate's metadata
 carries its findings (``check``) and what its fixes did (``autofix``); the first also the repair
-rounds. A ``Journal`` makes a task
-resumable mid-way: finished steps are read back, not generated again.
+rounds. A ``Journal`` makes a task resumable mid-way: finished steps are read back, not generated
+again.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ragcode.answer.repair import repair_first
 from ragcode.answer.run import CheckedRun, Draw
 from ragcode.answer.select import annotate, rank, reannotate
 from ragcode.asked import asked_kind
-from ragcode.check import Finding, check_answer, checkers_accept, checkers_as_python, penalty
+from ragcode.check import Finding, check_answer, checkers_accept, checkers_as_python
 from ragcode.generation.generate import sample_candidates, to_candidate
 from ragcode.types import Candidate, CandidateMetadata
 
@@ -70,9 +70,9 @@ def _put_samples(journal: Journal, step: str, cands: list[Candidate]) -> None:
 
 
 def checked_candidates(job: Draw, run: CheckedRun, journal: Journal | None = None) -> list[Candidate]:
-    """The drawn answers checked, ordered best first and fixed (``choose``); when the first still
-    has findings and ``job.more`` is set, that many more are drawn and all are chosen among again;
-    then the first's repair rounds."""
+    """The drawn answers checked, ordered best first and fixed (``choose``); when the first is
+    still refused (an error finding) and ``job.more`` is set, that many more are drawn and the
+    choice is made again among all; then the first's repair rounds."""
     journal = journal or Journal(None)
     started = time.perf_counter()
     drawn = draw(job, journal)
@@ -86,9 +86,9 @@ def checked_candidates(job: Draw, run: CheckedRun, journal: Journal | None = Non
 
 
 def needs_more(findings: list[Finding]) -> bool:
-    """Whether the best answer, fixed, is doubtful enough to draw more samples: any finding that
-    weighs (a note of weight 0 does not)."""
-    return penalty(findings) > 0
+    """Whether the best answer, fixed, is doubtful enough to draw more samples: the repository
+    refuses it (an error finding: its parser rejects it, a file or flag it names does not exist)."""
+    return any(f.severity == "error" for f in findings)
 
 
 def choose(cands: list[Candidate], run: CheckedRun) -> tuple[list[Candidate], list[list[Finding]]]:
