@@ -161,6 +161,7 @@ def test_paths_outside_the_repository_are_refused(gan, tmp_path):
 def test_steps_run_out_the_answer_falls_back_to_single_shot_with_the_context(gan, tmp_path):
     repo, cfg, index = gan
     cfg.agent.max_steps = 3
+    cfg.generation.more_samples = 0  # fallback.py is not in the repository: its refusal would draw more
     llm = ReactiveLLM(stop_after=1)
     cand = solve(INSTRUCTION, index=index, config=cfg, llm=llm, trajectory=tmp_path / "t.jsonl")
     assert cand.code == "python fallback.py --from single-shot"

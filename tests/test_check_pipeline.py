@@ -28,7 +28,8 @@ def repo(tmp_path):
 
 
 def config(*extra: str):
-    return load_config(overrides=["generation.check=[bash,python,coverage]", *extra])
+    # more_samples off: these tests script the model's answers call by call (tests/test_more_samples.py has it on)
+    return load_config(overrides=["generation.check=[bash,python,coverage]", "generation.more_samples=0", *extra])
 
 
 def ctx(repo) -> CheckContext:
@@ -168,7 +169,8 @@ def test_mlbench_run_in_checked_mode_resumes_mid_task_after_sigkill(tmp_path):
     argv = cli_argv("mlbench", "run", "--tasks", str(tasks_file), "--repos", str(repos), "--out", str(out),
                     "--setting", "none", "--llm", "bench_helpers:BlockingScriptedLLM", "-n", "1", "-q",
                     "--set", f"generation.llm.scripted_answers={json.dumps([bad, good])}",
-                    "--set", "generation.check=[bash,coverage]", "--set", "generation.repair_rounds=1")
+                    "--set", "generation.check=[bash,coverage]", "--set", "generation.repair_rounds=1",
+                    "--set", "generation.more_samples=0")
     env = cli_env(RAGCODE_TEST_BLOCKED=str(blocked), RAGCODE_TEST_BLOCK_AT="2")
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

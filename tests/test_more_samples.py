@@ -54,11 +54,11 @@ def test_a_first_answer_with_only_warnings_draws_no_more(ctx):
     assert [f["code"] for f in cands[0].metadata["check"]["findings"]] == ["missing-value"]
 
 
-def test_more_samples_off_by_default_keeps_n_answers(ctx):
+def test_more_samples_zero_keeps_n_answers_and_five_is_the_default(ctx):
     llm = ScriptedLLM(answers=[BAD_SCRIPT])
-    cands = generate_from_config(INSTRUCTION, None, llm, config("generation.n=2"), ctx)
+    cands = generate_from_config(INSTRUCTION, None, llm, config("generation.n=2", "generation.more_samples=0"), ctx)
     assert len(cands) == 2 and len(llm.calls) == 2
-    assert load_config().generation.more_samples == 0
+    assert load_config().generation.more_samples == 5
 
 
 def test_the_extra_samples_are_journalled_and_read_back_on_a_resume(ctx, tmp_path):
