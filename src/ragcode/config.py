@@ -269,8 +269,8 @@ class GenerationConfig(_Section):
     fixes: list[str] = Field(default_factory=lambda: ["certain", "expand", "retarget", "unlaunch", "switch", "refile",
                                                       "rename", "drop", "fill", "fill_vars", "fill_calls"])
     repair_rounds: Annotated[int, Field(ge=0, le=10)] = 0
-    # with checks: when the best of the n answers, fixed, is still refused by the repository (an error finding), draw this many
-    # more (seeds go on from n) and choose among all n + more_samples; 0 = never
+    # with checks: when the best of the n answers, fixed, is still refused by the repository (an
+    # error finding), draw this many more (seeds go on from n) and choose among all; 0 = never
     more_samples: Annotated[int, Field(ge=0, le=20)] = 5
     fix_each: bool = False  # every sample through all the fixes before they are ordered, not only the certain ones
     sample_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.7

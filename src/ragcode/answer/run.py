@@ -20,7 +20,7 @@ class Draw:
     llm: LLM
     n: int
     sampling: Sampling
-    more: int = 0  # drawn after the n when the best of them is still refused (an error finding) (``generation.more_samples``)
+    more: int = 0  # drawn after the n when the best of them is still refused (``generation.more_samples``)
 
 
 @dataclass(frozen=True)
