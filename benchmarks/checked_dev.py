@@ -87,15 +87,16 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str], fixes: list[
     that many samples (0 = all stored); ``more``: as ``generation.more_samples``, the next that many
     join when the first of them, fixed, still has an error finding (``ragcode.answer.pipeline.needs_more``)."""
     from ragcode.bench.repos import repo_dir_for
-    from ragcode.check import DEFAULT_CHECKS, CheckContext, check_answer, load_checkers, penalty
+    from ragcode.check import CheckContext, check_answer, load_checkers, penalty
     from ragcode.answer.pipeline import choose, needs_more
+    from ragcode.config import Config
     from ragcode.answer.repair import lost_values
     from ragcode.answer.run import CheckedRun
     from ragcode.types import Candidate
 
     repo, _ = repo_dir_for(task, repos)
     ctx = CheckContext(repo, task.path or ".", task.instruction)
-    checkers = load_checkers(check or list(DEFAULT_CHECKS))
+    checkers = load_checkers(check or list(Config().generation.check))  # as a default run checks: with parse
     originals = [Candidate(c["text"], code, c["answer_type"], index, {}) for c, (index, code) in
                  zip(cands, _drawn(cands))]
     originals.sort(key=lambda c: c.sample_index)
@@ -265,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--parsed", action="store_true", help="also score every mode with the parsed policy")
     m.add_argument("--repos", default="repos", help="repositories for --parsed when not replaying")
     m.add_argument("--check", action="append", default=[], help="a checker of the replay (repeat; default: "
-                   "the default checks), e.g. --check bash --check python --check coverage --check parse")
+                   "generation.check's default, parse included), e.g. --check bash --check python --check coverage")
     m.add_argument("--fixes", default=None, type=lambda text: [x for x in text.split(",") if x],
                    help="the replay's fix steps, comma-separated (default: generation.fixes' default), e.g. "
                         "certain,expand,retarget,switch,fill,fill_vars to leave one out")
