@@ -85,10 +85,10 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str], fixes: list[
     the same first answer; otherwise that stage stays as chosen. Also each answer's kind by its
     code (a command asked for as Python may be chosen as its call). ``samples``: only the first
     that many samples (0 = all stored); ``more``: as ``generation.more_samples``, the next that many
-    join when the first of them, fixed, still has an error finding (``ragcode.answer.pipeline.needs_more``)."""
+    join when the first of them, fixed, still has an error finding (``ragcode.answer.pipeline.choose_or_more``)."""
     from ragcode.bench.repos import repo_dir_for
     from ragcode.check import CheckContext, check_answer, load_checkers, penalty
-    from ragcode.answer.pipeline import choose, needs_more
+    from ragcode.answer.pipeline import choose_or_more
     from ragcode.config import Config
     from ragcode.answer.repair import lost_values
     from ragcode.answer.run import CheckedRun
@@ -102,9 +102,8 @@ def _replay(cands: list[dict], task, repos: Path, check: list[str], fixes: list[
     originals.sort(key=lambda c: c.sample_index)
     run = CheckedRun(ctx, checkers, autofix=True, fix_each=fix_each, **({"fixes": tuple(fixes)} if fixes else {}))
     first_n = [c for c in originals if not samples or c.sample_index < samples]
-    ranked, found = choose(first_n, run)
-    if more and samples and needs_more(found[0]):
-        ranked, found = choose([c for c in originals if c.sample_index < samples + more], run)
+    extra = [c for c in originals if samples <= c.sample_index < samples + more] if samples else []
+    ranked, found = choose_or_more(first_n, run, (lambda: extra) if more and samples else None)
     first, fixed_fs = ranked[0], found[0]
     fix = first.metadata["check"].get("autofix")
     chosen = (fix["previous"], fix["findings_before"]) if fix else (first.code, first.metadata["check"]["findings"])

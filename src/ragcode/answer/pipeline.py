@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import cast
+from typing import Callable, cast
 
 from ragcode.answer.fixes import fix_and_keep
 from ragcode.answer.journal import Journal
@@ -37,9 +37,9 @@ from ragcode.types import Candidate, CandidateMetadata
 
 def draw(job: Draw, journal: Journal) -> list[Candidate]:
     """The samples: read back from the journal, or drawn (sample 1 greedy) and journalled."""
-    done = journal.get("samples")
+    done = _get_samples(journal, "samples", job, 0)
     if done is not None:
-        return [to_candidate(d["text"], i, dict(job.meta, **d["meta"])) for i, d in enumerate(done)]
+        return done
     greedy = dataclasses.replace(job.sampling, temperature=0.0)
     cands = sample_candidates(job.messages, job.meta, job.llm, 1, greedy)
     if job.n > 1:
@@ -54,14 +54,22 @@ def draw_more(job: Draw, journal: Journal) -> list[Candidate]:
     """``job.more`` samples after the first ``job.n``, read back or drawn and journalled: sample
     ``n + j`` at the sampling temperature with seed ``seed + n + j``, as a draw of ``n + more``
     samples would have drawn it."""
-    done = journal.get("more-samples")
+    done = _get_samples(journal, "more-samples", job, job.n)
     if done is not None:
-        return [to_candidate(d["text"], job.n + i, dict(job.meta, **d["meta"])) for i, d in enumerate(done)]
+        return done
     more = sample_candidates(job.messages, job.meta, job.llm, job.more,
                              dataclasses.replace(job.sampling, seed=job.sampling.seed + job.n))
     cands = [dataclasses.replace(c, sample_index=job.n + i) for i, c in enumerate(more)]
     _put_samples(journal, "more-samples", cands)
     return cands
+
+
+def _get_samples(journal: Journal, step: str, job: Draw, first_index: int) -> list[Candidate] | None:
+    """The samples ``step`` journalled (numbered from ``first_index``), or None if not done yet."""
+    done = journal.get(step)
+    if done is None:
+        return None
+    return [to_candidate(d["text"], first_index + i, dict(job.meta, **d["meta"])) for i, d in enumerate(done)]
 
 
 def _put_samples(journal: Journal, step: str, cands: list[Candidate]) -> None:
@@ -75,14 +83,23 @@ def checked_candidates(job: Draw, run: CheckedRun, journal: Journal | None = Non
     choice is made again among all; then the first's repair rounds."""
     journal = journal or Journal(None)
     started = time.perf_counter()
-    drawn = draw(job, journal)
-    cands, findings = choose(drawn, run)
-    if job.more and cands and needs_more(findings[0]):
-        cands, findings = choose([*drawn, *draw_more(job, journal)], run)
+    more = (lambda: draw_more(job, journal)) if job.more else None
+    cands, findings = choose_or_more(draw(job, journal), run, more)
     if run.repair_rounds and cands:
         cands[0] = repair_first(cands[0], findings[0], job, run, journal)
     cands[0].metadata["check"]["seconds"] = round(time.perf_counter() - started, 3)
     return cands
+
+
+def choose_or_more(drawn: list[Candidate], run: CheckedRun, more: Callable[[], list[Candidate]] | None
+                   ) -> tuple[list[Candidate], list[list[Finding]]]:
+    """``choose`` among ``drawn``; when the first is still refused (``needs_more``) and ``more``
+    is given, ``choose`` again among ``drawn`` and what ``more()`` brings (drawn by the model, or
+    read from a stored run by the replay benchmarks)."""
+    cands, findings = choose(drawn, run)
+    if more is not None and cands and needs_more(findings[0]):
+        cands, findings = choose([*drawn, *more()], run)
+    return cands, findings
 
 
 def needs_more(findings: list[Finding]) -> bool:
